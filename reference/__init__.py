@@ -1,0 +1,30 @@
+"""The reference layer: tie-aware measures by exhaustive enumeration.
+
+Every function here enumerates the orderings consistent with the ties,
+evaluates the ordinary measure on each, and averages exactly.  It is slow on
+purpose and small enough to check by eye; :mod:`tieaware.fast` must return
+identical numbers.  It imports nothing from :mod:`tieaware.fast`.
+
+The enumeration refuses rankings with more orderings than
+:func:`get_ordering_limit` (default 1,000,000); raise it with
+:func:`ordering_limit`.
+
+>>> from tieaware import reference
+>>> reference.average_precision([[1, 0], 1])
+Fraction(3, 4)
+"""
+
+from tieaware.reference.measures import average_precision, dcg, f1, ndcg, precision, recall, reciprocal_rank
+from tieaware.reference.orderings import get_ordering_limit, ordering_limit
+
+__all__ = [
+    "precision",
+    "recall",
+    "f1",
+    "average_precision",
+    "reciprocal_rank",
+    "dcg",
+    "ndcg",
+    "ordering_limit",
+    "get_ordering_limit",
+]

@@ -1,0 +1,110 @@
+"""Every ordering consistent with the ties, and a guard on how many there are.
+
+A tie group of n labels has n! orderings, but orderings that differ only by
+swapping equal labels give identical label sequences.  Each distinct
+arrangement of a group's multiset of labels stands for the same number
+(the product of the factorials of the label multiplicities) of the n!
+orderings, so averaging uniformly over distinct arrangements gives exactly
+the same value as averaging over all n! orderings.  That is the only
+shortcut the reference takes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+from collections import Counter
+from collections.abc import Hashable, Iterator, Sequence
+from typing import TypeVar
+
+from tieaware.errors import TieawareError
+
+__all__ = ["arrangements", "count_arrangements", "orderings", "ordering_limit", "get_ordering_limit"]
+
+T = TypeVar("T", bound=Hashable)
+
+_limit = [1_000_000]
+
+
+def get_ordering_limit() -> int:
+    """How many orderings the reference will enumerate before refusing.
+
+    >>> get_ordering_limit()
+    1000000
+    """
+    return _limit[0]
+
+
+@contextlib.contextmanager
+def ordering_limit(limit: int) -> Iterator[int]:
+    """Temporarily allow the reference to enumerate up to *limit* orderings.
+
+    >>> from tieaware.reference import precision
+    >>> with ordering_limit(10**8):
+    ...     precision([[1, 0] * 6], 3)
+    Fraction(1, 2)
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise TieawareError(f"limit must be an int >= 1, got {limit!r}")
+    old = _limit[0]
+    _limit[0] = limit
+    try:
+        yield limit
+    finally:
+        _limit[0] = old
+
+
+def count_arrangements(group: Sequence[Hashable]) -> int:
+    """Distinct arrangements of a group: the multinomial n! / Π m_v!.
+
+    >>> count_arrangements([0, 1, 0])
+    3
+    """
+    total = math.factorial(len(group))
+    for m in Counter(group).values():
+        total //= math.factorial(m)
+    return total
+
+
+def arrangements(group: Sequence[T]) -> Iterator[tuple[T, ...]]:
+    """Each distinct arrangement of *group* exactly once.
+
+    >>> sorted(arrangements([0, 1, 0]))
+    [(0, 0, 1), (0, 1, 0), (1, 0, 0)]
+    """
+    counts = Counter(group)
+
+    def extend(prefix: list[T], left: int) -> Iterator[tuple[T, ...]]:
+        if left == 0:
+            yield tuple(prefix)
+            return
+        for value in list(counts):
+            if counts[value]:
+                counts[value] -= 1
+                prefix.append(value)
+                yield from extend(prefix, left - 1)
+                prefix.pop()
+                counts[value] += 1
+
+    return extend([], len(group))
+
+
+def orderings(groups: Sequence[Sequence[T]]) -> Iterator[tuple[T, ...]]:
+    """Every distinct full ordering of a tied ranking, each exactly once.
+
+    Raises TieawareError, stating the count, when there are more orderings
+    than the current :func:`ordering_limit`.
+
+    >>> list(orderings([[1], [0, 2]]))
+    [(1, 0, 2), (1, 2, 0)]
+    """
+    total = math.prod(count_arrangements(g) for g in groups)
+    if total > _limit[0]:
+        raise TieawareError(
+            f"ranking has {total} orderings consistent with its ties, over the reference's "
+            f"limit of {_limit[0]}; raise it with tieaware.reference.ordering_limit({total}) "
+            "or use tieaware.fast"
+        )
+    for parts in itertools.product(*(list(arrangements(g)) for g in groups)):
+        yield tuple(x for part in parts for x in part)

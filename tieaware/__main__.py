@@ -1,0 +1,5 @@
+import sys
+
+from tieaware.cli import main
+
+sys.exit(main())

@@ -1,0 +1,58 @@
+"""The ``tieaware`` console command.
+
+Each subcommand lives in its own module under :mod:`tieaware.commands` and
+provides ``add_parser(subparsers)`` and ``run(args) -> int``.  Bad input is
+reported as one line on stderr with exit code 2; nothing is printed to stdout
+before the error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Optional
+
+from tieaware.errors import TieawareError
+
+__all__ = ["main", "SUBCOMMANDS"]
+
+#: Subcommand modules, in the order `tieaware --help` lists them.
+SUBCOMMANDS = ("eval", "rbo", "prove", "bench")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tieaware",
+        description="Exact tie-aware IR evaluation: expected values over every ordering consistent with tied scores.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"tieaware.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"tieaware.commands.{name}":
+                raise
+            continue  # a subcommand not built yet
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except TieawareError as exc:
+        print(f"tieaware {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `tieaware eval | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

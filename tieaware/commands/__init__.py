@@ -1,0 +1,1 @@
+"""One module per ``tieaware`` subcommand; see :mod:`tieaware.cli`."""

@@ -1,0 +1,139 @@
+"""Exact numbers in, exact numbers out.
+
+Inputs that are rational stay rational: int, Fraction, Decimal and decimal
+strings such as ``"0.9"`` or ``"1e-3"``.  A float is converted through its
+shortest repr, so ``0.9`` becomes ``Fraction(9, 10)`` and not the binary
+fraction 0.90000000000000002220446...; this is what a person who typed 0.9
+meant.
+
+Results are a :class:`fractions.Fraction` when rational and an exact sympy
+expression when irrational (log discounts, ln(1/(1-p)), square roots).
+:func:`to_float` and :func:`to_decimal` turn either into something to print.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from fractions import Fraction
+from numbers import Rational
+from typing import Any, Union
+
+from tieaware.errors import bad
+
+__all__ = ["Exact", "rational", "to_float", "to_decimal", "to_exact_string", "is_rational", "divide"]
+
+#: What tieaware returns: a Fraction, or a sympy expression for irrational values.
+Exact = Union[Fraction, Any]
+
+
+def rational(value: object, argument: str) -> Fraction:
+    """Convert *value* to a Fraction, or raise TieawareError naming *argument*.
+
+    >>> rational("0.9", "p"), rational(0.9, "p"), rational(3, "k")
+    (Fraction(9, 10), Fraction(9, 10), Fraction(3, 1))
+
+    Beware: ``rational(0.1 + 0.2, "x")`` is 3/10 + 1/25000000000000000,
+    because the float 0.1 + 0.2 prints as 0.30000000000000004.
+    """
+    if isinstance(value, bool):
+        raise bad(argument, value, "must be a number, not a bool")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, (int, Rational)):
+        return Fraction(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise bad(argument, value, "must be a finite number")
+        return Fraction(repr(value))
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise bad(argument, value, "must be a finite number")
+        return Fraction(value)
+    if isinstance(value, str):
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise bad(argument, value, "must be a finite decimal or p/q number") from None
+    raise bad(argument, value, "must be an int, Fraction, Decimal, float or decimal string")
+
+
+def is_rational(value: object) -> bool:
+    """True for an int or Fraction result, False for a symbolic one.
+
+    >>> is_rational(Fraction(1, 3))
+    True
+    """
+    return isinstance(value, (int, Fraction)) and not isinstance(value, bool)
+
+
+def to_float(value: Exact) -> float:
+    """The nearest float to an exact result.
+
+    >>> to_float(Fraction(1, 3))
+    0.3333333333333333
+    """
+    if isinstance(value, (int, float, Fraction)):
+        return float(value)
+    return float(value.evalf(20))
+
+
+def to_decimal(value: Exact, digits: int = 30) -> str:
+    """*value* as a decimal string with *digits* digits after the point.
+
+    Rationals are rounded half-even exactly; symbolic values are evaluated
+    with guard digits first.
+
+    >>> to_decimal(Fraction(2, 3), 5)
+    '0.66667'
+    >>> import sympy
+    >>> to_decimal(1 / sympy.log(3, 2), 10)
+    '0.6309297536'
+    """
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
+        raise bad("digits", digits, "must be an int >= 0")
+    if not isinstance(value, (int, Fraction)):
+        if isinstance(value, float):
+            value = Fraction(value)
+        else:
+            value = _symbolic_to_fraction(value, digits)
+    q = Fraction(value) * 10**digits
+    n = round(q)  # round() on a Fraction is exact and half-even
+    sign = "-" if n < 0 else ""
+    s = str(abs(n)).rjust(digits + 1, "0")
+    return sign + (s[:-digits] + "." + s[-digits:] if digits else s)
+
+
+def _symbolic_to_fraction(expr: Any, digits: int) -> Fraction:
+    # evalf to well beyond the requested digits, then round exactly.
+    approx = expr.evalf(digits + 15)
+    if not approx.is_real:
+        raise bad("value", expr, "must be a real number")
+    return Fraction(str(approx))
+
+
+def to_exact_string(value: Exact) -> str:
+    """The exact value as ``"p/q"`` (always with a denominator) or as sympy text.
+
+    >>> to_exact_string(Fraction(34, 45)), to_exact_string(Fraction(1))
+    ('34/45', '1/1')
+    """
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        f = Fraction(value)
+        return f"{f.numerator}/{f.denominator}"
+    return str(value)
+
+
+def divide(numerator: Exact, denominator: Exact) -> Exact:
+    """numerator / denominator, exact; 0 when the denominator is 0 (as nDCG wants).
+
+    >>> divide(Fraction(1, 2), Fraction(3, 4)), divide(Fraction(1), Fraction(0))
+    (Fraction(2, 3), Fraction(0, 1))
+    """
+    if denominator == 0:
+        return Fraction(0)
+    if isinstance(numerator, (int, Fraction)) and isinstance(denominator, (int, Fraction)):
+        return Fraction(numerator) / Fraction(denominator)
+    import sympy  # only symbolic values reach here
+
+    return sympy.sympify(numerator) / sympy.sympify(denominator)

@@ -1,0 +1,147 @@
+"""Measure names in ir_measures syntax: ``P@5``, ``AP@100``, ``nDCG@10``, ``P(rel=2)@5``, ``RR@10``.
+
+>>> m = parse("P(rel=2)@5")
+>>> m.name, m.k, m.rel, str(m)
+('P', 5, Fraction(2, 1), 'P(rel=2)@5')
+>>> [str(x) for x in parse_list("AP nDCG@10 recip_rank")]
+['AP', 'nDCG@10', 'RR']
+
+Supported names and what they compute (see SPEC §2):
+
+========  =====================================  =========================
+name      measure                                 parameters
+========  =====================================  =========================
+P@k       precision, k required                   rel
+R@k       recall, k required                      rel
+F1@k      F1 (tieaware extension), k required     rel
+AP[@k]    average precision                       rel
+RR[@k]    reciprocal rank                         rel
+nDCG[@k]  normalised DCG, linear gain             dcg='log2' | 'exp-log2'
+DCG[@k]   DCG (tieaware extension)                dcg='log2' | 'exp-log2'
+RBO       rank-biased overlap of two rankings     p, variant, bound
+========  =====================================  =========================
+
+trec_eval's names are accepted as aliases: ``P_5``, ``recall_10``, ``map``,
+``map_cut_100``, ``recip_rank``, ``ndcg``, ``ndcg_cut_10``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Optional
+
+from tieaware.errors import bad
+from tieaware.exact import rational
+
+__all__ = ["Measure", "parse", "parse_list", "MEASURES"]
+
+#: name -> (k required?, allowed parameters)
+MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
+    "P": (True, frozenset({"rel"})),
+    "R": (True, frozenset({"rel"})),
+    "F1": (True, frozenset({"rel"})),
+    "AP": (False, frozenset({"rel"})),
+    "RR": (False, frozenset({"rel"})),
+    "nDCG": (False, frozenset({"dcg"})),
+    "DCG": (False, frozenset({"dcg"})),
+    "RBO": (False, frozenset({"p", "variant", "bound"})),
+}
+
+_ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Recall": "R", "recall": "R", "map": "AP", "recip_rank": "RR", "ndcg": "nDCG"}
+_TREC = re.compile(r"^(P|recall|map_cut|ndcg_cut)_(\d+)$")
+_TREC_NAMES = {"P": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG"}
+_FORM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>[^@]+))?$")
+_DCG_GAINS = {"log2": "linear", "exp-log2": "exp2"}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure: its canonical name, cutoff (None: whole ranking) and parameters."""
+
+    name: str
+    k: Optional[int] = None
+    params: tuple[tuple[str, Any], ...] = field(default=())
+
+    @property
+    def rel(self) -> Fraction:
+        """The relevance threshold for binary measures (default 1)."""
+        return dict(self.params).get("rel", Fraction(1))
+
+    @property
+    def gain(self) -> str:
+        """The DCG gain: ``linear`` for dcg='log2' (default), ``exp2`` for dcg='exp-log2'."""
+        return _DCG_GAINS[dict(self.params).get("dcg", "log2")]
+
+    def param(self, key: str, default: Any = None) -> Any:
+        return dict(self.params).get(key, default)
+
+    def __str__(self) -> str:
+        inner = ",".join(f"{key}={_show(value)}" for key, value in self.params)
+        return self.name + (f"({inner})" if inner else "") + (f"@{self.k}" if self.k is not None else "")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Fraction):
+        return str(value.numerator) if value.denominator == 1 else str(value)
+    return f"'{value}'" if isinstance(value, str) and "-" in value else str(value)
+
+
+def _param(measure: str, key: str, raw: str) -> Any:
+    raw = raw.strip().strip("'\"")
+    if key == "rel":
+        value = rational(raw, f"rel in {measure!r}")
+        if value <= 0:
+            raise bad("measure", measure, "needs rel > 0")
+        return value
+    if key == "dcg":
+        if raw not in _DCG_GAINS:
+            raise bad("measure", measure, f"has dcg={raw!r}; use one of {sorted(_DCG_GAINS)}")
+        return raw
+    if key == "p":
+        return rational(raw, f"p in {measure!r}")
+    return raw
+
+
+def parse(text: str) -> Measure:
+    """Parse one measure name; raise TieawareError naming it when it is not understood."""
+    if not isinstance(text, str):
+        raise bad("measure", text, "must be a string such as 'nDCG@10'")
+    s = text.strip()
+    trec = _TREC.match(s)
+    if trec:
+        s = f"{_TREC_NAMES[trec.group(1)]}@{trec.group(2)}"
+    m = _FORM.match(s)
+    if not m:
+        raise bad("measure", text, "is not of the form NAME(param=value,...)@k")
+    name = _ALIASES.get(m.group("name"), m.group("name"))
+    if name not in MEASURES:
+        raise bad("measure", text, f"is not a known measure; known: {', '.join(MEASURES)}")
+    needs_k, allowed = MEASURES[name]
+    k = None
+    if m.group("k") is not None:
+        if not m.group("k").isdigit() or int(m.group("k")) < 1:
+            raise bad("measure", text, "needs a cutoff @k with k an int >= 1")
+        k = int(m.group("k"))
+    elif needs_k:
+        raise bad("measure", text, f"needs a cutoff, e.g. {name}@10")
+    params = []
+    for part in filter(None, (m.group("params") or "").split(",")):
+        key, eq, raw = part.partition("=")
+        key = key.strip()
+        if not eq or key not in allowed:
+            raise bad("measure", text, f"has parameter {part.strip()!r}; {name} takes {sorted(allowed) or 'none'}")
+        params.append((key, _param(text, key, raw)))
+    return Measure(name, k, tuple(sorted(params)))
+
+
+def parse_list(text: str) -> list[Measure]:
+    """Parse a space- or comma-separated list such as ``'AP nDCG@10 P@5'``.
+
+    Commas inside parentheses belong to the parameters.
+    """
+    parts = re.findall(r"[^\s,()]+(?:\([^()]*\))?(?:@\d+)?", text)
+    if not parts:
+        raise bad("measures", text, "names no measure")
+    return [parse(p) for p in parts]

@@ -1,0 +1,78 @@
+"""Checks for the scalar arguments that both layers share (SPEC §6).
+
+Each returns the normalised value or raises TieawareError naming the argument.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Optional
+
+from tieaware.errors import bad
+from tieaware.exact import rational
+
+__all__ = ["cutoff", "threshold", "relevant_total", "probability", "flag"]
+
+
+def cutoff(k: object, *, optional: bool = False) -> Optional[int]:
+    """A cutoff k: an int >= 1 (or None where the measure allows it).
+
+    >>> cutoff(5), cutoff(None, optional=True)
+    (5, None)
+    """
+    if k is None and optional:
+        return None
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        problem = "must be an int >= 1" + (" or None" if optional else "")
+        raise bad("k", k, problem)
+    return k
+
+
+def threshold(rel: object) -> Fraction:
+    """The relevance threshold: a label counts as relevant when label >= rel > 0.
+
+    >>> threshold(2)
+    Fraction(2, 1)
+    """
+    value = rational(rel, "rel")
+    if value <= 0:
+        raise bad("rel", rel, "must be > 0 (labels >= rel count as relevant)")
+    return value
+
+
+def relevant_total(num_rel: object, retrieved: int) -> int:
+    """num_rel, defaulting to the relevant documents retrieved, never below them.
+
+    >>> relevant_total(None, 3), relevant_total(5, 3)
+    (3, 5)
+    """
+    if num_rel is None:
+        return retrieved
+    if isinstance(num_rel, bool) or not isinstance(num_rel, int):
+        raise bad("num_rel", num_rel, "must be an int or None")
+    if num_rel < retrieved:
+        raise bad("num_rel", num_rel, f"must be >= the {retrieved} relevant documents in the ranking")
+    return num_rel
+
+
+def probability(p: object) -> Fraction:
+    """RBO's persistence p, strictly between 0 and 1.
+
+    >>> probability("0.9")
+    Fraction(9, 10)
+    """
+    value = rational(p, "p")
+    if not 0 < value < 1:
+        raise bad("p", p, "must be strictly between 0 and 1")
+    return value
+
+
+def flag(value: object, argument: str) -> bool:
+    """A genuine bool, so that exact="no" is not silently truthy.
+
+    >>> flag(False, "exact")
+    False
+    """
+    if not isinstance(value, bool):
+        raise bad(argument, value, "must be True or False")
+    return value
