@@ -5,8 +5,8 @@ in O(n) per ranking.  Pass ``exact=False`` for float arithmetic on big
 inputs.  It imports nothing from :mod:`tieaware.reference`.
 
 >>> from tieaware import fast
->>> fast.average_precision([[1, 0], 1])
-Fraction(3, 4)
+>>> fast.average_precision([[1, 0], 1])    # mean of 5/6 (1 0 1) and 7/12 (0 1 1)
+Fraction(17, 24)
 """
 
 from tieaware.fast.measures import average_precision, dcg, f1, ndcg, precision, recall, reciprocal_rank

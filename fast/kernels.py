@@ -23,6 +23,7 @@ __all__ = [
     "survival_step",
     "first_relevant_weights",
     "rr_group",
+    "mean_gain",
 ]
 
 Num = Any  # Fraction, float or sympy expression
@@ -118,3 +119,17 @@ def rr_group(t: int, r: Num, n: Num, slots: int) -> Num:
     for x, w in enumerate(first_relevant_weights(r, n, slots), start=1):
         total = total + w / (t + x)
     return total
+
+
+def mean_gain(total_gain: Num, n: Num) -> Num:
+    """The expected gain at any rank of a group: its members' total gain / n.
+
+    Every member is equally likely at every rank of its group
+    (exchangeability), so each rank's DCG coefficient is the group's mean
+    gain, whatever the gain and discount functions.
+
+    >>> from fractions import Fraction as F
+    >>> mean_gain(F(3), 2)
+    Fraction(3, 2)
+    """
+    return total_gain / n

@@ -10,8 +10,8 @@ The enumeration refuses rankings with more orderings than
 :func:`ordering_limit`.
 
 >>> from tieaware import reference
->>> reference.average_precision([[1, 0], 1])
-Fraction(3, 4)
+>>> reference.average_precision([[1, 0], 1])    # mean of 5/6 (1 0 1) and 7/12 (0 1 1)
+Fraction(17, 24)
 """
 
 from tieaware.reference.measures import average_precision, dcg, f1, ndcg, precision, recall, reciprocal_rank

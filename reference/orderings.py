@@ -12,6 +12,7 @@ shortcut the reference takes.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import math
 from collections import Counter
@@ -106,5 +107,20 @@ def orderings(groups: Sequence[Sequence[T]]) -> Iterator[tuple[T, ...]]:
             f"limit of {_limit[0]}; raise it with tieaware.reference.ordering_limit({total}) "
             "or use tieaware.fast"
         )
+    key = tuple(tuple(g) for g in groups)
+    return iter(_all_orderings(key)) if total <= _CACHE_UP_TO else _generate(key)
+
+
+_CACHE_UP_TO = 5040  # 7!: small enumerations are asked for again and again
+
+
+def _generate(groups: tuple[tuple[T, ...], ...]) -> Iterator[tuple[T, ...]]:
     for parts in itertools.product(*(list(arrangements(g)) for g in groups)):
         yield tuple(x for part in parts for x in part)
+
+
+@functools.lru_cache(maxsize=1024)
+def _all_orderings(groups: tuple[tuple[T, ...], ...]) -> tuple[tuple[T, ...], ...]:
+    # Cached because a test or a user asks many measures of the same ranking;
+    # caching changes how often, never what, is enumerated.
+    return tuple(_generate(groups))

@@ -105,10 +105,14 @@ def to_decimal(value: Exact, digits: int = 30) -> str:
 
 
 def _symbolic_to_fraction(expr: Any, digits: int) -> Fraction:
-    # evalf to well beyond the requested digits, then round exactly.
-    approx = expr.evalf(digits + 15)
-    if not approx.is_real:
+    # evalf to well beyond the requested digits, then round exactly.  evalf
+    # counts significant digits, so a value with m digits before the point
+    # needs m more of them to keep *digits* after it.
+    rough = expr.evalf(15)
+    if not rough.is_real:
         raise bad("value", expr, "must be a real number")
+    whole_digits = len(str(abs(int(rough)))) if rough else 0
+    approx = expr.evalf(digits + 15 + whole_digits)
     return Fraction(str(approx))
 
 

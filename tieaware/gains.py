@@ -14,12 +14,14 @@ where b is the smallest base with j+1 = b**m, so that like terms collect:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any, Union
 
 import sympy
+from sympy.core.basic import _args_sortkey
 
 from tieaware.errors import bad
 from tieaware.exact import Exact, rational
@@ -80,6 +82,7 @@ def float_gain_function(gain: Gain) -> Callable[[Fraction], float]:
     return lambda label: float(exact(label))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _perfect_power(n: int) -> tuple[int, int]:
     """(b, m) with n == b**m and b as small as possible."""
     for m in range(n.bit_length(), 1, -1):
@@ -170,10 +173,14 @@ def _combine(rational_part: Fraction, symbolic: list[Any]) -> Exact:
 def _log2_sum(coefficients: Mapping[int, Exact]) -> Exact:
     per_base: dict[int, Any] = {}
     for j, c in coefficients.items():
-        if c == 0:
+        if (not c) if type(c) is Fraction else c == 0:
             continue
         b, m = _perfect_power(j + 1)
-        per_base[b] = per_base.get(b, 0) + c / m
+        share = c if m == 1 else c / m
+        before = per_base.get(b)
+        per_base[b] = share if before is None else before + share
+    if all(type(c) is Fraction for c in per_base.values()):
+        return _log2_sum_rational(per_base)
     rational_part = Fraction(0)
     symbolic = []
     for b, c in sorted(per_base.items()):
@@ -186,3 +193,47 @@ def _log2_sum(coefficients: Mapping[int, Exact]) -> Exact:
             coeff = sympy.Rational(c.numerator, c.denominator) if isinstance(c, Fraction) else sympy.sympify(c)
             symbolic.append(coeff * sympy.log(2) / sympy.log(b))
     return _combine(rational_part, symbolic)
+
+
+# Full nDCG over a long ranking has a term for almost every base up to its
+# length.  Letting sympy multiply and add ~1,000 terms one by one costs tens
+# of milliseconds per ranking, almost all of it spent re-deriving a canonical
+# form we already know: each term is c·log(2)/log(b) with a distinct b, so no
+# like terms can collect.  _log2_sum_rational builds that same canonical
+# expression directly.  It is == (same args, same order) to what
+# sympy.Add(...) returns; tests/test_bench.py checks this against sympy's own
+# construction.
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _log2_unit(b: int) -> Any:
+    """log(2)/log(b), as sympy builds it."""
+    return sympy.log(2) / sympy.log(b)
+
+
+def _log2_term(c: sympy.Rational, b: int) -> Any:
+    """c·log(2)/log(b) in canonical form: Mul puts a Rational coefficient first."""
+    unit = _log2_unit(b)
+    if c is sympy.S.One:  # Rational(1) is a singleton
+        return unit
+    return sympy.Mul._from_args((c,) + unit.args, True)
+
+
+def _log2_sum_rational(per_base: Mapping[int, Fraction]) -> Exact:
+    """Σ_b c_b·log(2)/log(b) with rational c_b, built without sympy's flatten."""
+    rational_part = per_base.get(2, Fraction(0))
+    # Key coefficients by (p, q): Fraction hashes are recomputed on every use.
+    coeffs = [(b, (c.numerator, c.denominator)) for b, c in per_base.items() if b != 2 and c]
+    if not coeffs:
+        return rational_part
+    as_sympy = {pq: sympy.Rational(*pq) for _, pq in coeffs}
+    # Add orders its terms by Basic.compare.  Our terms are all Muls of
+    # (coefficient,) log(2), 1/log(b): fewer args sort first (coefficient 1),
+    # then the coefficient decides by sympy's own order, then b.
+    ranked = sorted(as_sympy, key=lambda pq: (pq != (1, 1), _args_sortkey(as_sympy[pq])))
+    rank = {pq: i for i, pq in enumerate(ranked)}
+    coeffs.sort(key=lambda b_pq: (rank[b_pq[1]], b_pq[0]))
+    terms = [_log2_term(as_sympy[pq], b) for b, pq in coeffs]
+    if rational_part:
+        terms.insert(0, sympy.Rational(rational_part.numerator, rational_part.denominator))
+    return sympy.Add._from_args(terms, True)

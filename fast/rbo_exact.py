@@ -1,0 +1,146 @@
+"""Exact accumulation for the fast RBO: rationals, square roots and one logarithm.
+
+Every exact RBO value is q0 + Σ_k q_k·√k + q_ln·ln(1/(1−p)), with rational
+q's and distinct square-free integers k > 1.  Square roots of distinct
+square-free integers are linearly independent over Q (Besicovitch 1940), and
+ln(1/(1−p)) is transcendental for rational p (Lindemann–Weierstrass), so the
+q's are unique.  :func:`to_value` builds the sympy sum from them in one
+fixed shape; two such values are equal exactly when their coefficients are,
+which :func:`coefficients` reads back (it re-derives square-free radicands
+with a full factorisation, so it also accepts values built elsewhere).
+
+Sums of many Fractions are added pairwise (:func:`exact_sum`): the
+denominators grow like p^-d, and pairwise addition keeps most additions
+between small numbers.
+
+>>> to_value({1: Fraction(1, 2), 6: Fraction(2, 3)}, Fraction(0), Fraction(9, 10))
+1/2 + 2*sqrt(6)/3
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import sympy
+
+__all__ = ["exact_sum", "inverse_root", "RootSum", "to_value", "coefficients"]
+
+
+def exact_sum(terms: Iterable[Fraction]) -> Fraction:
+    """The exact sum, added pairwise so that big denominators meet late.
+
+    >>> exact_sum(Fraction(1, 2**d) for d in range(1, 11))
+    Fraction(1023, 1024)
+    """
+    values = list(terms)
+    if not values:
+        return Fraction(0)
+    while len(values) > 1:
+        paired = [values[i] + values[i + 1] for i in range(0, len(values) - 1, 2)]
+        if len(values) % 2:
+            paired.append(values[-1])
+        values = paired
+    return Fraction(values[0])
+
+
+@lru_cache(maxsize=1 << 16)
+def _factor(n: int) -> tuple[tuple[int, int], ...]:
+    return tuple(sympy.factorint(n).items())
+
+
+def inverse_root(*radicands: Fraction) -> tuple[Fraction, int]:
+    """1/√(Π radicands) as (f, k) with f rational and k square-free: f·√k.
+
+    >>> inverse_root(Fraction(10, 3), Fraction(7, 2))
+    (Fraction(1, 35), 105)
+    """
+    exponents: Counter[int] = Counter()
+    for r in radicands:
+        for prime, e in _factor(r.numerator):
+            exponents[prime] -= e
+        for prime, e in _factor(r.denominator):
+            exponents[prime] += e
+    f, k = Fraction(1), 1
+    for prime, e in exponents.items():
+        f *= Fraction(prime) ** (e // 2)  # floor division keeps √ of the odd part
+        k *= prime ** (e % 2)
+    return f, k
+
+
+class RootSum:
+    """Σ coefficient / √(radicand product), kept as one list of terms per √k.
+
+    >>> total = RootSum()
+    >>> total.add(Fraction(1), Fraction(2))
+    >>> total.add(Fraction(1), Fraction(1, 2))
+    >>> total.totals()
+    {2: Fraction(3, 2)}
+    """
+
+    def __init__(self) -> None:
+        self.terms: defaultdict[int, list[Fraction]] = defaultdict(list)
+
+    def add(self, coefficient: Fraction, *radicands: Fraction) -> None:
+        """Add coefficient / √(Π radicands); no radicands means a rational term."""
+        if not coefficient:
+            return
+        f, k = inverse_root(*radicands) if radicands else (Fraction(1), 1)
+        self.terms[k].append(coefficient * f)
+
+    def totals(self) -> dict[int, Fraction]:
+        """{k: q_k}, 1 standing for the rational part; zero coefficients dropped."""
+        result = {k: exact_sum(v) for k, v in self.terms.items()}
+        return {k: q for k, q in result.items() if q}
+
+
+def to_value(totals: dict[int, Fraction], log_coefficient: Fraction, p: Fraction) -> Any:
+    """A Fraction when rational, else the sympy sum q0 + Σ q_k√k + q_ln·ln(1/(1−p)).
+
+    >>> to_value({1: Fraction(1, 4)}, Fraction(0), Fraction(1, 2))
+    Fraction(1, 4)
+    """
+    irrational = {k: q for k, q in totals.items() if k != 1 and q}
+    if not irrational and not log_coefficient:
+        return Fraction(totals.get(1, 0))
+    parts = [sympy.Rational(q.numerator, q.denominator) * sympy.sqrt(sympy.Integer(k)) for k, q in irrational.items()]
+    q0 = totals.get(1, Fraction(0))
+    parts.append(sympy.Rational(q0.numerator, q0.denominator))
+    if log_coefficient:
+        ln = sympy.log(1 / (1 - sympy.Rational(p.numerator, p.denominator)))
+        parts.append(sympy.Rational(log_coefficient.numerator, log_coefficient.denominator) * ln)
+    return sympy.Add(*parts)
+
+
+def coefficients(value: Any) -> dict[Any, Fraction]:
+    """Read a value back into canonical coefficients: {1: q0, k: q_k, log: q_ln}.
+
+    Accepts a Fraction, an int, or a sympy sum of rationals times square
+    roots of rationals and rationals times one logarithm; raises ValueError
+    for anything else, so a comparison through it never passes by accident.
+
+    >>> import sympy
+    >>> coefficients(sympy.sqrt(8) / 3 + sympy.Rational(1, 2))
+    {1: Fraction(1, 2), 2: Fraction(2, 3)}
+    """
+    if isinstance(value, (int, Fraction)):
+        return {1: Fraction(value)} if value else {}
+    result: dict[Any, Fraction] = defaultdict(Fraction)
+    for term, q in sympy.sympify(value).as_coefficients_dict().items():
+        if not q.is_Rational:
+            raise ValueError(f"coefficient {q} of {term} is not rational")
+        c = Fraction(int(q.p), int(q.q))
+        if term == 1:
+            result[1] += c
+        elif term.is_Pow and term.exp == sympy.Rational(1, 2) and term.base.is_Rational:
+            base = Fraction(int(term.base.p), int(term.base.q))
+            f, k = inverse_root(1 / base)  # √base = f·√k
+            result[k] += c * f
+        elif isinstance(term, sympy.log) and term.args[0].is_Rational:
+            result[term] += c
+        else:
+            raise ValueError(f"term {term} is not a rational, a square root or a log")
+    return {k: v for k, v in result.items() if v}

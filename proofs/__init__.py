@@ -1,0 +1,16 @@
+"""Symbolic proofs that fast's closed forms equal the expectations they claim.
+
+Each theorem derives, with sympy, the expectation under random tie-breaking
+of a measure's per-ordering definition, for symbolic group sizes, relevant
+counts, starts, cutoffs and positions, and shows that it equals what fast's
+own kernels return on those symbols.  Where sympy cannot do the general
+case, the theorem is checked for every case up to a stated bound and says
+so in its scope.  ``tieaware prove`` runs them all; docs/proofs.md lists them.
+"""
+
+from tieaware.proofs.theorem import GENERAL, THEOREMS, ProofFailure, Result, Theorem, bounded, prove_all
+
+# Importing the modules registers their theorems, lemmas first.
+from tieaware.proofs import lemmas  # noqa: E402,F401  isort:skip
+
+__all__ = ["Theorem", "Result", "ProofFailure", "THEOREMS", "GENERAL", "bounded", "prove_all"]

@@ -1,0 +1,184 @@
+"""The lemmas about one tie group, each derived once by counting and reused by the theorems.
+
+Model: a tie group of n documents, r of them relevant, under random
+tie-breaking.  Every ordering is equally likely, so every set of r slots is
+equally likely to hold the relevant documents: each set arises from the
+same r!(n-r)! orderings.  A probability is then a count of slot sets over
+C(n, r), which sympy simplifies for *symbolic* n and r.
+
+The ``p_*``/``mean_*`` functions below return those derived expressions
+(never fast's kernels), for the theorems to build expectations from; the
+registered lemmas compare them with fast's kernels.
+
+>>> import sympy
+>>> r, n = sympy.symbols("r n", positive=True)
+>>> p_relevant(r, n), p_pair(r, n)
+(r/n, r*(r - 1)/(n*(n - 1)))
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, Callable
+
+import sympy
+from sympy import Eq, Product, Sum, binomial, combsimp
+
+from tieaware.fast.kernels import expected_hits, first_relevant_weights, pair_fraction, survival_step
+from tieaware.proofs.theorem import GENERAL, ProofFailure, bounded, same, theorem
+
+__all__ = [
+    "p_relevant",
+    "p_pair",
+    "mean_hits",
+    "p_none_in_first",
+    "p_first_at",
+    "WEIGHT_SLOTS",
+    "prove_exchangeability",
+    "prove_pair",
+    "prove_hypergeometric_mean",
+    "prove_first_relevant",
+    "prove_first_relevant_weights",
+]
+
+# Base symbols of the derivations: group size, relevant count, slot, prefix length.
+n, r, x, m, h = sympy.symbols("n r x m h", integer=True, nonnegative=True)
+n_pos = sympy.Symbol("n", integer=True, positive=True)
+
+#: first_relevant_weights is a loop, so it is checked for every slot count up to this.
+WEIGHT_SLOTS = 8
+
+
+# -- the derivations ----------------------------------------------------------
+
+
+@cache
+def _relevant() -> Any:
+    # Slot sets containing the given slot: choose the other r-1 of the other n-1 slots.
+    return combsimp(binomial(n - 1, r - 1) / binomial(n, r))
+
+
+@cache
+def _pair() -> Any:
+    # Slot sets containing both given slots: choose the other r-2 of the other n-2.
+    return combsimp(binomial(n - 2, r - 2) / binomial(n, r))
+
+
+def _hypergeometric_sum() -> Any:
+    # P(h of the first m slots are relevant) = C(r, h)·C(n-r, m-h)/C(n, m).
+    return Sum(h * binomial(r, h) * binomial(n - r, m - h) / binomial(n, m), (h, 0, m))
+
+
+@cache
+def _mean_hits() -> Any:
+    # sympy sums the hypergeometric pmf in closed form, as a Piecewise on n > 0;
+    # a tie group has n >= 1, which picks the general piece.
+    total = _hypergeometric_sum().doit().subs(n, n_pos)
+    total = sympy.simplify(sympy.piecewise_fold(total))
+    if total.has(Sum, sympy.Piecewise):
+        raise ProofFailure(f"sympy did not sum the hypergeometric mean: {total}")
+    return total
+
+
+def p_relevant(r_: Any, n_: Any) -> Any:
+    """P(a given slot of the group is relevant) = C(n-1, r-1)/C(n, r), simplified."""
+    return _relevant().xreplace({r: r_, n: n_})
+
+
+def p_pair(r_: Any, n_: Any) -> Any:
+    """P(two given distinct slots are both relevant) = C(n-2, r-2)/C(n, r), simplified."""
+    return _pair().xreplace({r: r_, n: n_})
+
+
+def mean_hits(m_: Any, r_: Any, n_: Any) -> Any:
+    """E[relevant documents in the first m slots], summed over the hypergeometric pmf by sympy."""
+    return _mean_hits().xreplace({m: m_, r: r_, n_pos: n_})
+
+
+def p_none_in_first(x_: Any, r_: Any, n_: Any) -> Any:
+    """P(the first x slots are all irrelevant) = C(n-x, r)/C(n, r): all r relevant slots lie after x."""
+    expr = binomial(n_ - x_, r_) / binomial(n_, r_)
+    return combsimp(expr) if sympy.sympify(x_).is_Integer else expr
+
+
+def p_first_at(x_: Any, r_: Any, n_: Any) -> Any:
+    """P(the first relevant document of the group is at slot x) = P(none in x-1) − P(none in x)."""
+    return p_none_in_first(x_ - 1, r_, n_) - p_none_in_first(x_, r_, n_)
+
+
+# -- the lemmas, checked against fast's kernels ---------------------------------
+
+
+@theorem(
+    "exchangeability",
+    "A given slot of a tie group of n with r relevant is relevant with probability r/n.",
+    GENERAL,
+    lambda: Eq(binomial(n - 1, r - 1) / binomial(n, r), expected_hits(1, r, n), evaluate=False),
+)
+def prove_exchangeability(kernel: Callable[..., Any] = expected_hits) -> str:
+    same(p_relevant(r, n), kernel(1, r, n), "P(slot relevant) vs expected_hits(1, r, n)")
+    return "C(n-1, r-1)/C(n, r) simplifies to r/n for symbolic n, r"
+
+
+@theorem(
+    "pair",
+    "Two given slots of a tie group are both relevant with probability r(r-1)/(n(n-1)) (n >= 2).",
+    GENERAL,
+    lambda: Eq(binomial(n - 2, r - 2) / binomial(n, r), expected_hits(1, r, n) * pair_fraction(r, n), evaluate=False),
+)
+def prove_pair(hits: Callable[..., Any] = expected_hits, pair: Callable[..., Any] = pair_fraction) -> str:
+    # A symbolic n is not == 1, so pair_fraction takes its general branch here: the n >= 2 case.
+    same(p_pair(r, n), hits(1, r, n) * pair(r, n), "P(both slots relevant) vs (r/n)·pair_fraction(r, n)")
+    # n = 1: there is no second slot.  fast's value there is only ever multiplied by a slot count of 0
+    # (ap_slot's j - t - 1); the theorem for AP checks that case separately.
+    one = pair(r, sympy.Integer(1))
+    if not sympy.sympify(one).is_finite:
+        raise ProofFailure(f"pair_fraction(r, 1) = {one} is not a number (the paper's 0/0)")
+    return "C(n-2, r-2)/C(n, r) = (r/n)·(r-1)/(n-1) for symbolic n >= 2; pair_fraction(r, 1) is finite"
+
+
+@theorem(
+    "hypergeometric mean",
+    "The first m slots of a tie group hold m·r/n relevant documents on average.",
+    GENERAL,
+    lambda: Eq(_hypergeometric_sum(), expected_hits(m, r, n), evaluate=False),
+)
+def prove_hypergeometric_mean(kernel: Callable[..., Any] = expected_hits) -> str:
+    same(mean_hits(m, r, n_pos), kernel(m, r, n_pos), "hypergeometric mean vs expected_hits(m, r, n)")
+    return "sympy sums h·C(r,h)·C(n-r,m-h)/C(n,m) over h = 0..m to m·r/n (n >= 1)"
+
+
+@theorem(
+    "first relevant (recursion)",
+    "P(first x slots irrelevant) = C(n-x, r)/C(n, r) = f(x, r, n), the product of survival_step(1..x).",
+    GENERAL,
+    lambda: Eq(binomial(n - x, r) / binomial(n, r), Product(survival_step(h, r, n), (h, 1, x)), evaluate=False),
+)
+def prove_first_relevant(step: Callable[..., Any] = survival_step) -> str:
+    # Induction on x.  Base: f(0) = C(n, r)/C(n, r) = 1 = the empty product.
+    same(p_none_in_first(0, r, n), 1, "f(0, r, n)")
+    # Step: f(x)/f(x-1) is exactly fast's survival_step(x, r, n), for symbolic x.
+    ratio = combsimp(p_none_in_first(x, r, n) / p_none_in_first(x - 1, r, n))
+    same(ratio, step(x, r, n), "f(x)/f(x-1) vs survival_step(x, r, n)")
+    return "by induction on x: f(0) = 1 and f(x)/f(x-1) = survival_step(x, r, n) for symbolic x, r, n"
+
+
+@theorem(
+    "first relevant weights",
+    f"first_relevant_weights gives P(first relevant at slot x) = f(x-1) - f(x) for x <= slots <= {WEIGHT_SLOTS}.",
+    bounded(f"slots<={WEIGHT_SLOTS}"),
+    lambda: Eq(
+        sympy.Symbol("w_x"),
+        binomial(n - x + 1, r) / binomial(n, r) - binomial(n - x, r) / binomial(n, r),
+        evaluate=False,
+    ),
+)
+def prove_first_relevant_weights(weights: Callable[..., Any] = first_relevant_weights) -> str:
+    # The kernel is a loop over slots, so the slot count must be a number; n and r stay symbolic.
+    for slots in range(1, WEIGHT_SLOTS + 1):
+        got = weights(r, n, slots)
+        if len(got) != slots:
+            raise ProofFailure(f"first_relevant_weights(r, n, {slots}) has {len(got)} weights")
+        for x_, w in enumerate(got, start=1):
+            same(p_first_at(x_, r, n), w, f"P(first relevant at slot {x_}) with {slots} slots")
+    return f"every slot count 1..{WEIGHT_SLOTS}, symbolic n and r"

@@ -1,0 +1,169 @@
+"""What a proof is here: a :class:`Theorem`, the :class:`Result` of checking it, and the registry.
+
+A theorem is a Python function that *derives* an expectation from the
+per-ordering definition with sympy, then calls fast's own kernels on sympy
+symbols and demands that the difference simplifies to exactly 0.  Its
+kernels are keyword parameters defaulting to fast's real ones, so a test can
+hand it a wrong kernel and watch it fail (tests/test_proof_checker.py).
+
+Every theorem states its *scope*:
+
+- ``general``: proved for symbolic sizes, counts, positions and cutoffs;
+- ``bounded(...)``: checked for every case up to the stated bound, with the
+  remaining quantities symbolic.  A bounded result is evidence, not proof,
+  beyond its bound.
+
+>>> from tieaware.proofs import THEOREMS
+>>> r = THEOREMS["exchangeability"]()
+>>> r.proved, r.scope
+(True, 'general')
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import sympy
+
+__all__ = [
+    "GENERAL",
+    "bounded",
+    "Result",
+    "Theorem",
+    "ProofFailure",
+    "THEOREMS",
+    "theorem",
+    "prove_all",
+    "same",
+    "decided",
+]
+
+GENERAL = "general"
+
+
+def bounded(bound: str) -> str:
+    """The scope label of a result checked up to *bound*.
+
+    >>> bounded("n<=6")
+    'bounded(n<=6)'
+    """
+    return f"bounded({bound})"
+
+
+class ProofFailure(AssertionError):
+    """A derivation and fast's kernel disagree (or sympy cannot show they agree)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of checking one theorem."""
+
+    name: str
+    statement: str
+    latex: str
+    scope: str
+    proved: bool
+    seconds: float
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Theorem:
+    """A named statement with its scope and the function that proves it.
+
+    Call it (optionally with replacement kernels) to get a :class:`Result`.
+    *formula* builds the statement as a sympy relation, for :attr:`latex`.
+    """
+
+    name: str
+    statement: str
+    scope: str
+    check: Callable[..., Optional[str]]
+    formula: Callable[[], Any] = field(repr=False)
+
+    @property
+    def latex(self) -> str:
+        """The statement in LaTeX, rendered by sympy from fast's kernel on symbols."""
+        return sympy.latex(self.formula())
+
+    def __call__(self, **kernels: Any) -> Result:
+        began = time.perf_counter()
+        try:
+            detail = self.check(**kernels) or ""
+            proved = True
+        except ProofFailure as exc:
+            detail, proved = str(exc), False
+        except Exception as exc:  # a wrong kernel may not even run on symbols: that is a rejection too
+            detail, proved = f"{type(exc).__name__}: {exc}", False
+        return Result(self.name, self.statement, self.latex, self.scope, proved, time.perf_counter() - began, detail)
+
+
+#: Every theorem and lemma, by name, in the order they are registered (lemmas first).
+THEOREMS: dict[str, Theorem] = {}
+
+
+def theorem(name: str, statement: str, scope: str, formula: Callable[[], Any]) -> Callable[[Callable[..., Any]], Theorem]:
+    """Register the decorated check function as a :class:`Theorem` called *name*."""
+
+    def register(check: Callable[..., Any]) -> Theorem:
+        if name in THEOREMS:
+            raise ValueError(f"theorem {name!r} is registered twice")
+        t = Theorem(name, statement, scope, check, formula)
+        THEOREMS[name] = t
+        return t
+
+    return register
+
+
+def prove_all(progress: bool = False) -> list[Result]:
+    """Check every registered theorem; *progress* shows a tqdm bar on stderr.
+
+    >>> all(r.proved for r in prove_all())  # doctest: +SKIP
+    True
+    """
+    from tqdm import tqdm
+
+    return [t() for t in tqdm(list(THEOREMS.values()), desc="proving", disable=not progress, leave=False)]
+
+
+def _is_zero(expr: Any) -> bool:
+    # Cheap canonical forms first; simplify() only when they do not settle it.
+    expr = sympy.sympify(expr)
+    if expr == 0:
+        return True
+    for step in (sympy.expand, sympy.cancel, lambda e: sympy.cancel(sympy.combsimp(e)), sympy.simplify):
+        expr = step(expr)
+        if expr == 0:
+            return True
+    return False
+
+
+def same(derived: Any, claimed: Any, what: str) -> None:
+    """Demand derived − claimed == 0 symbolically, else raise ProofFailure naming *what*.
+
+    >>> n = sympy.Symbol("n", positive=True)
+    >>> same((n**2 - 1) / (n - 1), n + 1, "a factorisation")
+    >>> same(n, n + 1, "an off-by-one")
+    Traceback (most recent call last):
+    ...
+    tieaware.proofs.theorem.ProofFailure: an off-by-one: derived n, but fast gives n + 1 (difference -1)
+    """
+    difference = sympy.sympify(derived) - sympy.sympify(claimed)
+    if not _is_zero(difference):
+        raise ProofFailure(f"{what}: derived {derived}, but fast gives {claimed} (difference {sympy.simplify(difference)})")
+
+
+def decided(expr: Any, what: str) -> Any:
+    """*expr* with no Min/Max/Piecewise left, i.e. a case the assumptions settle.
+
+    >>> u = sympy.Symbol("u", positive=True)
+    >>> decided(sympy.Min(u + 1, u), "slots")
+    u
+    """
+    expr = sympy.sympify(expr)
+    if expr.has(sympy.Min, sympy.Max, sympy.Piecewise):
+        raise ProofFailure(f"{what}: the case assumptions do not decide {expr}")
+    return expr

@@ -1,0 +1,190 @@
+"""Confirm or refute a tie-aware closed form against the expectation it claims to be.
+
+You bring two functions:
+
+- ``metric(labels_in_order) -> value``: the ordinary (tie-oblivious) measure
+  of one ordering, a tuple of Fraction labels in rank order;
+- ``closed_form(groups) -> value``: your candidate tie-aware formula, given
+  the tie groups as :func:`tieaware.groups` returns them (a tuple of tuples
+  of Fraction labels, in rank order).
+
+:func:`formula` computes the truth by enumerating every ordering consistent
+with the ties and averaging ``metric`` exactly, and compares it with
+``closed_form`` exactly: first on every tie structure of up to ``max_size``
+documents (in increasing size, so the first failure is a smallest one), then
+on hypothesis-generated larger ones (shrunk when one fails).
+
+>>> from fractions import Fraction
+>>> def p_at_1(o):                    # precision at 1
+...     return Fraction(int(bool(o) and o[0] >= 1))
+>>> def right(gs):                    # share of relevant labels in the first group
+...     return Fraction(sum(x >= 1 for x in gs[0]), len(gs[0])) if gs else Fraction(0)
+>>> formula(p_at_1, right, max_size=4, max_examples=20).ok
+True
+>>> def wrong(gs):                    # looks at the first label only
+...     return Fraction(int(bool(gs) and gs[0][0] >= 1))
+>>> bad = formula(p_at_1, wrong, max_size=4, max_examples=20)
+>>> bad.ok, bad.counterexample.ranking, bad.counterexample.expected, bad.counterexample.got
+(False, [[0, 1]], Fraction(1, 2), Fraction(0, 1))
+
+Beware: both functions must return exact values (int, Fraction or sympy);
+a float cannot be compared exactly and is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional
+
+from hypothesis import strategies as st
+
+from tieaware.check.compare import as_number, exact_equal
+from tieaware.check.progress import bar
+from tieaware.check.search import shrunk_failure
+from tieaware.errors import TieawareError, bad
+from tieaware.exact import Exact, to_exact_string
+from tieaware.ranking import Groups, groups, label
+from tieaware.reference.orderings import orderings
+from tieaware.strategies import tied_rankings
+from tieaware.structures import all_tied_rankings_upto
+
+__all__ = ["formula", "FormulaResult", "FormulaCounterexample", "expectation"]
+
+Metric = Callable[[tuple[Fraction, ...]], Any]
+ClosedForm = Callable[[Groups], Any]
+
+
+@dataclass(frozen=True)
+class FormulaCounterexample:
+    """A tied ranking on which the closed form is not the expectation."""
+
+    #: The tie groups, as the closed form received them.
+    groups: Groups
+    #: The exact expectation of the metric over every ordering.
+    expected: Optional[Exact]
+    #: What the closed form returned (None when it raised).
+    got: Optional[Exact]
+    #: The exception, as "Type: message", when the closed form (or metric) raised.
+    error: Optional[str]
+    #: "exhaustive" or "hypothesis".
+    phase: str
+
+    @property
+    def ranking(self) -> list:
+        """The groups in tieaware's input form, with int labels where they are whole: ``[2, [0, 1]]``."""
+        return [_plain(g[0]) if len(g) == 1 else [_plain(x) for x in g] for g in self.groups]
+
+    def __str__(self) -> str:
+        head = f"ranking {self.ranking} ({self.phase})"
+        if self.error is not None:
+            return f"{head}: {self.error}"
+        return f"{head}: expected {to_exact_string(self.expected)}, closed form gave {to_exact_string(self.got)}"
+
+
+def _plain(x: Fraction) -> Any:
+    return int(x) if x.denominator == 1 else x
+
+
+@dataclass(frozen=True)
+class FormulaResult:
+    """The verdict of :func:`formula`."""
+
+    #: True when the closed form equalled the expectation on every case tried.
+    ok: bool
+    #: The smallest failing case found, or None.
+    counterexample: Optional[FormulaCounterexample]
+    #: Tie structures checked (exhaustive and hypothesis together).
+    cases: int
+    #: Every tie structure up to this many documents was checked.
+    exhaustive_size: int
+
+    def __str__(self) -> str:
+        if self.ok:
+            return f"closed form confirmed on {self.cases} tied rankings (all up to {self.exhaustive_size} documents)"
+        return f"closed form refuted: {self.counterexample}"
+
+
+def expectation(metric: Metric, gs: Groups) -> Exact:
+    """The exact mean of *metric* over every ordering consistent with the groups.
+
+    >>> expectation(lambda o: o[0], groups([[0, 1, 1]]))
+    Fraction(2, 3)
+    """
+    values = [_exact(metric(o), "metric", o) for o in orderings(gs)]
+    if all(isinstance(v, Fraction) for v in values):
+        return sum(values, Fraction(0)) / len(values)
+    import sympy  # a symbolic metric (an irrational discount, say)
+
+    mean = sympy.Add(*(sympy.sympify(v) for v in values)) / len(values)
+    return Fraction(int(mean.p), int(mean.q)) if mean.is_Rational else mean
+
+
+def _exact(value: Any, who: str, case: Any) -> Exact:
+    number = as_number(value, f"{who} value on {case!r}")
+    if isinstance(number, float):
+        raise bad(f"{who} value on {case!r}", value, "must be exact (int, Fraction or sympy); a float cannot be compared exactly")
+    return number
+
+
+def _check(metric: Metric, closed_form: ClosedForm, gs: Groups, phase: str) -> Optional[FormulaCounterexample]:
+    try:
+        expected = expectation(metric, gs)
+    except TieawareError:
+        raise
+    except Exception as exc:  # the user's metric is broken on this input: say so, on this input
+        return FormulaCounterexample(gs, None, None, f"metric raised {type(exc).__name__}: {exc}", phase)
+    try:
+        raw = closed_form(gs)
+    except Exception as exc:
+        return FormulaCounterexample(gs, expected, None, f"closed form raised {type(exc).__name__}: {exc}", phase)
+    got = _exact(raw, "closed_form", [list(g) for g in gs])
+    return None if exact_equal(got, expected) else FormulaCounterexample(gs, expected, got, None, phase)
+
+
+def _options(max_size: object, labels: object, max_examples: object, hypothesis_max_size: object) -> tuple:
+    for name, value, low in (("max_size", max_size, 0), ("max_examples", max_examples, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise bad(name, value, f"must be an int >= {low}")
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence) or not labels:
+        raise bad("labels", labels, "must be a non-empty list of labels, e.g. (0, 1, 2)")
+    values = tuple(sorted(set(label(x, "labels") for x in labels)))
+    top = max_size + 4 if hypothesis_max_size is None else hypothesis_max_size
+    if isinstance(top, bool) or not isinstance(top, int) or top < max_size:
+        raise bad("hypothesis_max_size", hypothesis_max_size, f"must be an int >= max_size ({max_size})")
+    return values, top
+
+
+def formula(
+    metric: Metric,
+    closed_form: ClosedForm,
+    *,
+    max_size: int = 5,
+    labels: Sequence[object] = (0, 1, 2),
+    max_examples: int = 200,
+    hypothesis_max_size: Optional[int] = None,
+    progress: bool = False,
+) -> FormulaResult:
+    """Check that ``closed_form(groups)`` equals the expectation of ``metric`` over tie orderings.
+
+    Every tie structure of 0..*max_size* documents over *labels* is checked,
+    smallest first; then *max_examples* hypothesis cases of up to
+    *hypothesis_max_size* documents (default ``max_size + 4``), derandomized.
+    The first failure stops the search; the result carries the smallest one.
+    """
+    values, top = _options(max_size, labels, max_examples, hypothesis_max_size)
+    structures = list(all_tied_rankings_upto(max_size, values))
+    for cases, r in enumerate(bar(structures, progress, "tie structures", len(structures)), start=1):
+        failure = _check(metric, closed_form, groups(r), "exhaustive")
+        if failure is not None:
+            return FormulaResult(False, failure, cases, max_size)
+    counted = [0]
+
+    def check(r: list) -> Optional[FormulaCounterexample]:
+        counted[0] += 1
+        return _check(metric, closed_form, groups(r), "hypothesis")
+
+    beyond = tied_rankings(min_size=min(max_size + 1, top), max_size=top, label_strategy=st.sampled_from(values))
+    failure = shrunk_failure(beyond, check, max_examples)
+    return FormulaResult(failure is None, failure, len(structures) + counted[0], max_size)

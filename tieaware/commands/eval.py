@@ -1,0 +1,266 @@
+"""``tieaware eval``: tie-aware evaluation of a TREC run, beside what trec_eval would report.
+
+Every value is shown twice: **tie-aware** (the exact expected value over every
+ordering of documents with equal scores) and **trec_eval order** (the ordinary
+value after breaking ties as trec_eval does, by docno descending), with the
+difference.  With no files it evaluates the bundled sample, whose scores are
+coarse in-degree buckets, so the difference is plain to see.
+
+The whole output is built first and printed at once, so bad input prints
+nothing to stdout, only the one-line error on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from tieaware.errors import bad
+from tieaware.evaluate import LAYERS, Evaluation, evaluate
+from tieaware.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
+from tieaware.trec import read_qrels, read_run, read_sample, tie_groups
+
+__all__ = ["add_parser", "run", "DEFAULT_MEASURES", "FORMATS"]
+
+DEFAULT_MEASURES = "P@5 P@10 R@10 F1@10 AP RR nDCG@10 nDCG"
+FORMATS = ("table", "json", "trec")
+#: Symbolic values longer than this are shown as "irrational" in the table (json has them in full).
+SHORT_SYMBOLIC = 28
+
+_DESCRIPTION = """\
+Evaluate a TREC run against qrels with tie-aware measures: each value is the
+exact expected value over every ordering of the documents whose scores tie.
+Beside it stands what trec_eval reports (ties broken by docno, descending) and
+the difference.  With no QRELS and RUN, a bundled sample is evaluated.
+
+Conventions (as trec_eval's defaults): queries in the run that have qrels are
+evaluated; unjudged documents are non-relevant; num_rel counts every judged
+document with label >= rel; nDCG's ideal uses every qrels label of the query;
+scores tie when their text has the same exact value ("2" and "2.0" tie).
+Means over queries (MAP, MRR, ...) are exact."""
+
+_EPILOG = """\
+measures (ir_measures syntax; trec_eval names such as P_5, map, ndcg_cut_10 also work):
+  P@k R@k F1@k AP[@k] RR[@k] nDCG[@k] DCG[@k], with options such as
+  P(rel=2)@5 and nDCG(dcg='exp-log2')@10
+
+examples:
+  tieaware eval                                  # the bundled sample
+  tieaware eval qrels.txt run.txt -m 'AP nDCG@10 P@5'
+  tieaware eval qrels.txt run.txt --per-query --format trec
+  tieaware eval qrels.txt run.txt --format json --digits 6
+  tieaware eval qrels.txt run.txt --float        # big runs: float arithmetic
+
+See docs/eval.md."""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "eval",
+        help="evaluate a TREC run tie-aware, beside trec_eval's tie-breaking",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("qrels", nargs="?", metavar="QRELS", help="qrels file: qid iter docno label")
+    parser.add_argument("run_file", nargs="?", metavar="RUN", help="run file: qid Q0 docno rank score run_id")
+    parser.add_argument(
+        "-m",
+        "--measures",
+        default=DEFAULT_MEASURES,
+        metavar="'M1 M2 ...'",
+        help=f"space-separated measures (default: '{DEFAULT_MEASURES}')",
+    )
+    parser.add_argument("--per-query", action="store_true", help="also show every query's values")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    parser.add_argument("--float", action="store_true", help="fast float arithmetic instead of exact values")
+    parser.add_argument("--digits", type=int, default=4, metavar="N", help="digits after the decimal point (default: 4)")
+    parser.add_argument(
+        "--layer",
+        choices=LAYERS,
+        default="fast",
+        help="fast: closed forms (default); reference: enumerates every ordering, small inputs only",
+    )
+    parser.set_defaults(run=run)
+    return parser
+
+
+@dataclass(frozen=True)
+class _Report:
+    title: str
+    tied: Evaluation
+    trec: Evaluation
+    docs: int
+    groups: int
+    exact: bool
+    digits: int
+    layer: str
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.digits < 0:
+        raise bad("--digits", args.digits, "must be an int >= 0")
+    if (args.qrels is None) != (args.run_file is None):
+        raise bad("files", [args.qrels], "must be both QRELS and RUN, or neither for the bundled sample")
+    if args.qrels is None:
+        qrels, ranked = read_sample()
+        title = "bundled sample (tieaware/data/sample.qrels, sample.run)"
+    else:
+        qrels, ranked = read_qrels(args.qrels), read_run(args.run_file)
+        title = f"qrels {args.qrels}, run {args.run_file}"
+    exact = not args.float
+    common = dict(layer=args.layer, exact=exact, progress=True)
+    tied = evaluate(qrels, ranked, args.measures, **common)
+    trec = evaluate(qrels, ranked, args.measures, tie_break="trec_eval", **common)
+    groups = [g for q in tied.queries for g in tie_groups(ranked[q])]
+    report = _Report(
+        title=title,
+        tied=tied,
+        trec=trec,
+        docs=sum(len(g) for g in groups),
+        groups=sum(1 for g in groups if len(g) > 1),
+        exact=exact,
+        digits=args.digits,
+        layer=args.layer,
+    )
+    text = {"table": _table, "json": _json, "trec": _trec}[args.format](report, args.per_query)
+    print(text)  # one print, after all the work: no half-written output
+    return 0
+
+
+# -- shared -------------------------------------------------------------------
+
+
+def _rows(r: _Report, per_query: bool) -> list[tuple[str, str, Exact, Exact]]:
+    """(qid or "all", measure, tie-aware, trec_eval order), per-query rows first."""
+    rows = []
+    if per_query:
+        for q in r.tied.queries:
+            rows += [(q, str(m), r.tied.per_query[q][str(m)], r.trec.per_query[q][str(m)]) for m in r.tied.measures]
+    rows += [("all", str(m), r.tied.mean[str(m)], r.trec.mean[str(m)]) for m in r.tied.measures]
+    return rows
+
+
+def _difference(a: Exact, b: Exact) -> Exact:
+    if is_rational(a) and is_rational(b) or isinstance(a, float):
+        return a - b
+    import sympy  # a symbolic value: subtract exactly
+
+    return sympy.sympify(a) - sympy.sympify(b)
+
+
+def _signed(value: Exact, digits: int) -> str:
+    if value == 0:
+        return "0"
+    text = to_decimal(value, digits)
+    return text if text.startswith("-") else "+" + text
+
+
+def _is_zero(value: Exact) -> bool:
+    if is_rational(value) or isinstance(value, float):
+        return value == 0
+    import sympy
+
+    return sympy.simplify(value) == 0
+
+
+def _skipped(r: _Report) -> str:
+    parts = []
+    if r.tied.skipped_run:
+        parts.append(f"{len(r.tied.skipped_run)} run queries without qrels")
+    if r.tied.skipped_qrels:
+        parts.append(f"{len(r.tied.skipped_qrels)} judged queries not in the run")
+    return f"; skipped {' and '.join(parts)}" if parts else ""
+
+
+def _header(r: _Report) -> str:
+    mode = "exact" if r.exact else "float"
+    return (
+        f"{r.title}: {len(r.tied.queries)} queries, {r.docs} docs, {r.groups} tie groups with >1 doc"
+        f"{_skipped(r)} (layer {r.layer}, {mode})"
+    )
+
+
+# -- table --------------------------------------------------------------------
+
+
+def _short_exact(value: Exact) -> str:
+    text = to_exact_string(value)
+    if is_rational(value) or len(text) <= SHORT_SYMBOLIC:
+        return text
+    return "irrational"
+
+
+def _table(r: _Report, per_query: bool) -> str:
+    from tabulate import tabulate
+
+    head = (["query"] if per_query else []) + ["measure", "tie-aware"] + (["exact"] if r.exact else [])
+    head += ["trec_eval order", "difference"]
+    body = []
+    for q, m, tied, trec in _rows(r, per_query):
+        diff = _difference(tied, trec)
+        row = ([q] if per_query else []) + [m, to_decimal(tied, r.digits)]
+        row += [_short_exact(tied)] if r.exact else []
+        row += [to_decimal(trec, r.digits), "0" if _is_zero(diff) else _signed(diff, r.digits)]
+        body.append(row)
+    footer = (
+        "tie-aware: expected value over every ordering of tied documents; "
+        "trec_eval order: ties broken by docno, descending, as trec_eval does."
+    )
+    table = tabulate(body, headers=head, disable_numparse=True, colalign=_align(head))
+    return f"{_header(r)}\n{table}\n{footer}"
+
+
+def _align(head: list[str]) -> tuple[str, ...]:
+    return tuple("left" if h in ("query", "measure", "exact") else "right" for h in head)
+
+
+# -- json ---------------------------------------------------------------------
+
+
+def _value(value: Exact, r: _Report) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if r.exact:
+        out["exact"] = to_exact_string(value)
+        out["rational"] = is_rational(value)
+    out["decimal"] = to_decimal(value, r.digits)
+    out["float"] = to_float(value)
+    return out
+
+
+def _json(r: _Report, per_query: bool) -> str:
+    def triple(tied: Exact, trec: Exact) -> dict[str, Any]:
+        return {
+            "tie_aware": _value(tied, r),
+            "trec_eval_order": _value(trec, r),
+            "difference": _value(_difference(tied, trec), r),
+        }
+
+    out: dict[str, Any] = {
+        "title": r.title,
+        "layer": r.layer,
+        "exact": r.exact,
+        "digits": r.digits,
+        "queries": list(r.tied.queries),
+        "docs": r.docs,
+        "tie_groups": r.groups,
+        "skipped": {"run_queries_without_qrels": list(r.tied.skipped_run), "judged_queries_not_in_run": list(r.tied.skipped_qrels)},
+        "measures": [str(m) for m in r.tied.measures],
+        "mean": {str(m): triple(r.tied.mean[str(m)], r.trec.mean[str(m)]) for m in r.tied.measures},
+    }
+    if per_query:
+        out["per_query"] = {
+            q: {str(m): triple(r.tied.per_query[q][str(m)], r.trec.per_query[q][str(m)]) for m in r.tied.measures}
+            for q in r.tied.queries
+        }
+    return json.dumps(out, indent=2)
+
+
+# -- trec ---------------------------------------------------------------------
+
+
+def _trec(r: _Report, per_query: bool) -> str:
+    # trec_eval's own layout: "%-22s\t%s\t%.4f" (measure, query or "all", value).
+    return "\n".join(f"{m:<22}\t{q}\t{to_decimal(tied, r.digits)}" for q, m, tied, _ in _rows(r, per_query))

@@ -1,0 +1,255 @@
+"""Evaluate a TREC run against qrels: per-query tie-aware values and exact means.
+
+Conventions (they follow trec_eval's defaults; docs/eval.md explains them):
+
+- **Query set.** A query is evaluated when it appears in the run *and* has
+  qrels.  Queries judged in the qrels but absent from the run are skipped,
+  as trec_eval does without ``-c``; run queries without qrels are skipped
+  too.  Both are reported in :attr:`Evaluation.skipped_qrels` and
+  :attr:`Evaluation.skipped_run`.
+- **Unjudged documents** count as non-relevant (label 0).
+- **num_rel** for R, F1 and AP is the number of judged documents of the query
+  whose label is >= the measure's ``rel`` (retrieved or not), as in trec_eval.
+- **Ideal** for nDCG is every qrels label of the query.
+- **Ties** are documents whose score strings have equal exact value.
+- **Means** (MAP, MRR, ...) are exact arithmetic means of the per-query
+  values: Fractions, or an exact sympy sum for symbolic nDCG values.
+
+>>> from tieaware.trec import parse_qrels, parse_run
+>>> qrels = parse_qrels(["q1 0 a 1", "q1 0 x 1", "q2 0 a 1"])
+>>> run = parse_run(["q1 Q0 a 1 2 r", "q1 Q0 b 2 2 r", "q2 Q0 a 1 5 r"])
+>>> ev = evaluate(qrels, run, "AP P@1")
+>>> ev.per_query["q1"]["AP"], ev.mean["AP"], ev.mean["P@1"]
+(Fraction(3, 8), Fraction(11, 16), Fraction(3, 4))
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from types import ModuleType
+from typing import Any, Optional, Union
+
+from tieaware.errors import TieawareError, bad
+from tieaware.exact import Exact
+from tieaware.names import Measure, parse, parse_list
+from tieaware.params import flag
+from tieaware.ranking import Ranking, label
+from tieaware.trec import Qrels, Run, run_ranking, trec_eval_ranking
+
+__all__ = ["Evaluation", "evaluate", "compute", "measures", "exact_mean", "LAYERS", "TIE_BREAKS"]
+
+LAYERS = ("fast", "reference")
+#: None: tie-aware (expected value over tie orderings); "trec_eval": ties broken by docno, descending.
+TIE_BREAKS = (None, "trec_eval")
+
+_NOT_ON_A_RUN = "cannot be computed on one run ranking (RBO compares two rankings; use `tieaware rbo`)"
+
+MeasureSpec = Union[str, Measure, Iterable[Union[str, Measure]]]
+
+
+def _layer(layer: object) -> ModuleType:
+    if layer == "fast":
+        from tieaware import fast
+
+        return fast
+    if layer == "reference":
+        from tieaware import reference
+
+        return reference
+    raise bad("layer", layer, f"must be one of {LAYERS}")
+
+
+def measures(spec: MeasureSpec) -> tuple[Measure, ...]:
+    """Normalise a measure list: ``"AP nDCG@10"``, a Measure, or a list of either; duplicates dropped.
+
+    >>> [str(m) for m in measures("map AP P_5 P@5")]
+    ['AP', 'P@5']
+    """
+    if isinstance(spec, str):
+        parsed = parse_list(spec)
+    elif isinstance(spec, Measure):
+        parsed = [spec]
+    elif isinstance(spec, Iterable):
+        parsed = [m if isinstance(m, Measure) else parse(m) for m in spec]
+    else:
+        raise bad("measures", spec, "must be a string such as 'AP nDCG@10' or a list of measures")
+    if not parsed:
+        raise bad("measures", spec, "names no measure")
+    return tuple(dict.fromkeys(parsed))
+
+
+def compute(
+    measure: Union[Measure, str],
+    ranking: Ranking,
+    *,
+    num_rel: Optional[int] = None,
+    ideal: Optional[Sequence[object]] = None,
+    layer: str = "fast",
+    exact: bool = True,
+) -> Exact:
+    """The value of one parsed *measure* on one tied *ranking*, through *layer*.
+
+    *ideal* is every judged label of the query.  It is nDCG's ideal ranking,
+    and when *num_rel* is None it also gives num_rel for R, F1 and AP: the
+    labels >= the measure's ``rel``.  Without either, the ranking's own labels
+    are used (each layer's default).
+
+    >>> from tieaware.names import parse
+    >>> compute(parse("AP"), [[1, 0], 1], ideal=[1, 1, 2])   # (5/9 + 7/18) / 2
+    Fraction(17, 36)
+    >>> compute(parse("R(rel=2)@1"), [[1, 0], 2], ideal=[1, 2], layer="reference")
+    Fraction(0, 1)
+    >>> compute("nDCG@2", [[1, 0]], exact=False)
+    0.8154648767857288
+
+    RBO compares two rankings, so it has no value here:
+
+    >>> compute("RBO", [1])
+    Traceback (most recent call last):
+    ...
+    tieaware.errors.TieawareError: measure cannot be computed on one run ranking (RBO compares two rankings; use `tieaware rbo`), got 'RBO'
+    """
+    m = measure if isinstance(measure, Measure) else parse(measure)
+    mod = _layer(layer)
+    exact = flag(exact, "exact")
+    if m.name == "RBO":
+        raise bad("measure", str(m), _NOT_ON_A_RUN)
+    labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    if num_rel is None and labels is not None:
+        num_rel = sum(1 for x in labels if x >= m.rel)
+    if m.name == "P":
+        return mod.precision(ranking, m.k, rel=m.rel, exact=exact)
+    if m.name == "R":
+        return mod.recall(ranking, m.k, num_rel, rel=m.rel, exact=exact)
+    if m.name == "F1":
+        return mod.f1(ranking, m.k, num_rel, rel=m.rel, exact=exact)
+    if m.name == "AP":
+        return mod.average_precision(ranking, m.k, num_rel, rel=m.rel, exact=exact)
+    if m.name == "RR":
+        return mod.reciprocal_rank(ranking, m.k, rel=m.rel, exact=exact)
+    if m.name == "nDCG":
+        return mod.ndcg(ranking, m.k, labels, gain=m.gain, exact=exact)
+    if m.name == "DCG":
+        return mod.dcg(ranking, m.k, gain=m.gain, exact=exact)
+    raise bad("measure", str(m), "is not evaluable on a run")  # a name added to names.MEASURES but not here
+
+
+def exact_mean(values: Sequence[Exact]) -> Exact:
+    """The arithmetic mean, exact: a Fraction, an exact sympy value, or a float in float mode.
+
+    >>> exact_mean([Fraction(1, 2), Fraction(1, 3)])
+    Fraction(5, 12)
+    >>> import sympy
+    >>> exact_mean([Fraction(1), sympy.log(2) / sympy.log(3)])
+    log(2)/(2*log(3)) + 1/2
+    """
+    if not values:
+        raise bad("values", values, "must not be empty")
+    n = len(values)
+    if all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in values):
+        return sum(values, Fraction(0)) / n
+    if any(isinstance(v, float) for v in values):
+        return math.fsum(values) / n
+    import sympy  # only symbolic values get here
+
+    total = sympy.Add(*(sympy.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v for v in values))
+    mean = total / n
+    return Fraction(int(mean.p), int(mean.q)) if mean.is_Rational else mean
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The result of :func:`evaluate`; values are keyed by ``str(measure)``."""
+
+    #: The measures, in the order asked for.
+    measures: tuple[Measure, ...]
+    #: The evaluated queries, in natural order (q2 before q10).
+    queries: tuple[str, ...]
+    #: {qid: {measure: value}}
+    per_query: dict[str, dict[str, Exact]]
+    #: {measure: exact mean over :attr:`queries`}
+    mean: dict[str, Exact]
+    #: Run queries without qrels (not evaluated).
+    skipped_run: tuple[str, ...]
+    #: Judged queries absent from the run (not evaluated, as trec_eval without -c).
+    skipped_qrels: tuple[str, ...]
+
+
+def natural_key(qid: str) -> tuple:
+    """Sort key putting q2 before q10.
+
+    >>> sorted(["q10", "q2", "a"], key=natural_key)
+    ['a', 'q2', 'q10']
+    """
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", qid) if part)
+
+
+def evaluate(
+    qrels: Mapping[str, Mapping[str, Fraction]],
+    run: Mapping[str, Sequence[tuple[str, Fraction]]],
+    measures_: MeasureSpec,
+    *,
+    layer: str = "fast",
+    exact: bool = True,
+    tie_break: Optional[str] = None,
+    progress: bool = False,
+) -> Evaluation:
+    """Evaluate *run* against *qrels* (as read by :mod:`tieaware.trec`) on *measures_*.
+
+    With ``tie_break=None`` (the default) each value is tie-aware: the exact
+    expectation over every ordering of the tied documents.  With
+    ``tie_break="trec_eval"`` ties are broken as trec_eval breaks them
+    (docno descending) and the ordinary tie-oblivious value is computed, so
+    the numbers match trec_eval's.
+
+    Beware: the tie-oblivious value depends on docnos, which carry no
+    information about relevance; the tie-aware value does not.
+    """
+    ms = measures(measures_)
+    exact = flag(exact, "exact")
+    if tie_break not in TIE_BREAKS:
+        raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
+    _layer(layer)  # reject a bad layer before any work
+    for m in ms:
+        if m.name == "RBO":
+            raise bad("measure", str(m), _NOT_ON_A_RUN)
+    queries = tuple(sorted((q for q in run if q in qrels), key=natural_key))
+    if not queries:
+        raise bad("run", sorted(run, key=natural_key)[:5], f"has no query that appears in the qrels ({len(qrels)} judged queries)")
+    to_rank = run_ranking if tie_break is None else trec_eval_ranking
+    per_query: dict[str, dict[str, Exact]] = {}
+    for qid in _progress(queries, progress, tie_break):
+        judged = qrels[qid]
+        ranking = to_rank(run[qid], judged)
+        ideal = list(judged.values())
+        try:
+            per_query[qid] = {
+                str(m): compute(m, ranking, ideal=ideal, layer=layer, exact=exact) for m in ms
+            }
+        except TieawareError as exc:
+            raise TieawareError(f"query {qid!r}: {exc}") from None
+    mean = {str(m): exact_mean([per_query[q][str(m)] for q in queries]) for m in ms}
+    return Evaluation(
+        measures=ms,
+        queries=queries,
+        per_query=per_query,
+        mean=mean,
+        skipped_run=tuple(sorted((q for q in run if q not in qrels), key=natural_key)),
+        skipped_qrels=tuple(sorted((q for q in qrels if q not in run), key=natural_key)),
+    )
+
+
+def _progress(queries: Sequence[str], show: bool, tie_break: Optional[str]) -> Iterable[str]:
+    if not show:
+        return queries
+    import sys
+
+    from tqdm import tqdm
+
+    desc = "queries (trec_eval order)" if tie_break else "queries (tie-aware)"
+    # disable=None: silent when stderr is not a terminal, so logs stay clean.
+    return tqdm(queries, desc=desc, unit="q", file=sys.stderr, disable=None, leave=False)

@@ -1,0 +1,96 @@
+"""Hypothesis strategies for tied rankings, for your own property tests.
+
+>>> from hypothesis import given
+>>> from tieaware import fast, reference
+>>> @given(tied_rankings(max_size=6))
+... def test_precision_agrees(r):
+...     assert fast.precision(r, 3) == reference.precision(r, 3)
+>>> test_precision_agrees()
+
+Strategies:
+
+- :func:`tied_rankings`: rankings in the input form (labels and tie groups).
+- :func:`rankings_with_cutoff`: a ranking and a cutoff k from 1 to n + 2.
+- :func:`scores_and_labels`: parallel score and label lists with forced ties.
+- :func:`qrels_and_runs`: a qrels dict and a run dict with tied scores.
+- :func:`rbo_ranking_pairs`: two RBO rankings (items and tie groups), when available.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Optional
+
+from hypothesis import strategies as st
+
+__all__ = ["labels", "tied_rankings", "rankings_with_cutoff", "scores_and_labels", "qrels_and_runs"]
+
+
+def labels(max_label: int = 2) -> st.SearchStrategy[int]:
+    """Graded labels 0..max_label, shrinking towards 0 (non-relevant)."""
+    return st.integers(min_value=0, max_value=max_label)
+
+
+def _group_up(values: list, cuts: list[bool]) -> list:
+    # cuts[i] says whether a new group starts before values[i + 1].
+    out, current = [], [values[0]] if values else []
+    for value, cut in zip(values[1:], cuts):
+        if cut:
+            out.append(current)
+            current = [value]
+        else:
+            current.append(value)
+    if current:
+        out.append(current)
+    return [g if len(g) > 1 else g[0] for g in out]
+
+
+@st.composite
+def tied_rankings(
+    draw: Any, min_size: int = 0, max_size: int = 12, label_strategy: Optional[st.SearchStrategy] = None
+) -> list:
+    """A tied ranking of min_size..max_size documents in the input form.
+
+    Shrinks towards short rankings, label 0 and no ties.
+    """
+    values = draw(st.lists(labels() if label_strategy is None else label_strategy, min_size=min_size, max_size=max_size))
+    cuts = draw(st.lists(st.booleans().map(lambda b: not b), min_size=max(len(values) - 1, 0), max_size=max(len(values) - 1, 0)))
+    return _group_up(values, cuts)
+
+
+@st.composite
+def rankings_with_cutoff(draw: Any, max_size: int = 12, label_strategy: Optional[st.SearchStrategy] = None) -> tuple:
+    """(ranking, k) with k from 1 to len + 2, so cutoffs past the end are covered."""
+    r = draw(tied_rankings(max_size=max_size, label_strategy=label_strategy))
+    n = sum(len(x) if isinstance(x, list) else 1 for x in r)
+    return r, draw(st.integers(min_value=1, max_value=n + 2))
+
+
+@st.composite
+def scores_and_labels(draw: Any, max_size: int = 12, distinct_scores: int = 4) -> tuple[list[Fraction], list[int]]:
+    """Parallel scores and labels; scores come from a few values, so ties are common."""
+    n = draw(st.integers(min_value=0, max_value=max_size))
+    score = st.integers(min_value=0, max_value=distinct_scores - 1).map(Fraction)
+    return draw(st.lists(score, min_size=n, max_size=n)), draw(st.lists(labels(), min_size=n, max_size=n))
+
+
+@st.composite
+def qrels_and_runs(draw: Any, max_queries: int = 3, max_docs: int = 10) -> tuple[dict, dict]:
+    """({qid: {docno: label}}, {qid: {docno: score string}}) with tied scores and unjudged docs."""
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, str]] = {}
+    for q in range(draw(st.integers(min_value=1, max_value=max_queries))):
+        qid = f"q{q + 1}"
+        docs = [f"d{i}" for i in range(draw(st.integers(min_value=1, max_value=max_docs)))]
+        qrels[qid] = {d: draw(labels()) for d in docs if draw(st.booleans())}
+        run[qid] = {d: str(draw(st.integers(min_value=0, max_value=3))) for d in docs}
+    return qrels, run
+
+
+def __getattr__(name: str) -> Any:
+    # RBO strategies live beside the RBO input model; re-exported here.
+    if name == "rbo_ranking_pairs":
+        from tieaware import strategies_rbo
+
+        return strategies_rbo.rbo_ranking_pairs
+    raise AttributeError(f"module 'tieaware.strategies' has no attribute {name!r}")

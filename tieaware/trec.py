@@ -1,0 +1,284 @@
+"""TREC qrels and run files, and the tied rankings they describe.
+
+A **qrels** file has one judgement per line, four whitespace-separated
+columns::
+
+    qid  iter  docno  label        e.g.  301 0 FBIS3-10082 2
+
+A **run** file has one retrieved document per line, six columns::
+
+    qid  Q0  docno  rank  score  run_id        e.g.  301 Q0 FBIS3-10082 1 12.5 bm25
+
+As in trec_eval, the ``iter``, ``Q0``, ``rank`` and ``run_id`` columns are
+read but ignored: the ranking comes from the scores alone.  Blank lines are
+skipped.
+
+Scores are kept **exactly**, as the Fraction of their decimal text, so
+documents tie exactly when their score strings have the same value
+(``"2"``, ``"2.0"`` and ``"2e0"`` tie; ``"0.1"`` and ``"0.10000000000000001"``
+do not).  Documents missing from the qrels are unjudged and count as
+non-relevant (label 0), as in trec_eval.
+
+>>> qrels = parse_qrels(["q1 0 a 1", "q1 0 c 2"])
+>>> run = parse_run(["q1 Q0 a 1 3 r", "q1 Q0 b 2 2.0 r", "q1 Q0 c 3 2 r"])
+>>> run_ranking(run["q1"], qrels["q1"])     # b and c tie: "2.0" == "2"
+[Fraction(1, 1), [Fraction(2, 1), Fraction(0, 1)]]
+>>> trec_eval_order(run["q1"])
+['a', 'c', 'b']
+
+Bad lines raise :class:`~tieaware.errors.TieawareError` naming the file and
+line, e.g. ``run.txt:7: expected 6 columns (qid Q0 docno rank score run_id),
+got 5: 'q1 Q0 d 4 1.5'``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import IO, Union
+
+from tieaware.errors import TieawareError
+
+__all__ = [
+    "Qrels",
+    "Run",
+    "parse_qrels",
+    "parse_run",
+    "read_qrels",
+    "read_run",
+    "tie_groups",
+    "run_ranking",
+    "trec_eval_order",
+    "trec_eval_ranking",
+    "read_sample",
+]
+
+#: {qid: {docno: label}}; labels are Fractions >= 0.
+Qrels = dict[str, dict[str, Fraction]]
+#: {qid: [(docno, score), ...]} in file order; scores are exact Fractions.
+Run = dict[str, list[tuple[str, Fraction]]]
+
+Source = Union[str, "os.PathLike[str]", IO[str]]
+
+
+def _where(name: str, lineno: int) -> str:
+    return f"{name}:{lineno}"
+
+
+def _lines(lines: Iterable[str]) -> Iterable[tuple[int, list[str], str]]:
+    """(line number, columns, stripped text) of every non-blank line."""
+    for lineno, line in enumerate(lines, start=1):
+        text = line.strip()
+        if text:
+            yield lineno, text.split(), text
+
+
+def _label(raw: str, where: str) -> Fraction:
+    try:
+        value = Fraction(raw)
+    except (ValueError, ZeroDivisionError):
+        raise TieawareError(f"{where}: label must be a number >= 0, got {raw!r}") from None
+    if value < 0:
+        # trec_eval reads negative labels as non-relevant; here they are an
+        # error, because a silently ignored -1 usually hides a broken file.
+        raise TieawareError(f"{where}: label must be >= 0, got {raw!r}")
+    return value
+
+
+def _score(raw: str, where: str) -> Fraction:
+    if raw.strip().lower().lstrip("+-") in ("nan", "snan"):
+        raise TieawareError(f"{where}: score is NaN, got {raw!r}; a NaN score has no place in a ranking")
+    try:
+        return Fraction(raw)  # exact: "2.0" == "2", no float rounding
+    except (ValueError, ZeroDivisionError):
+        raise TieawareError(f"{where}: score must be a finite decimal number, got {raw!r}") from None
+
+
+def parse_qrels(lines: Iterable[str], name: str = "<qrels>") -> Qrels:
+    """Parse qrels lines (``qid iter docno label``) into ``{qid: {docno: label}}``.
+
+    *name* is the file name used in error messages.
+
+    >>> parse_qrels(["q1 0 d1 2", "", "q1 0 d2 0"])
+    {'q1': {'d1': Fraction(2, 1), 'd2': Fraction(0, 1)}}
+    >>> parse_qrels(["q1 0 d1 -1"], "qrels.txt")
+    Traceback (most recent call last):
+    ...
+    tieaware.errors.TieawareError: qrels.txt:1: label must be >= 0, got '-1'
+    """
+    qrels: Qrels = {}
+    first_seen: dict[tuple[str, str], int] = {}
+    for lineno, columns, text in _lines(lines):
+        where = _where(name, lineno)
+        if len(columns) != 4:
+            raise TieawareError(f"{where}: expected 4 columns (qid iter docno label), got {len(columns)}: {text!r}")
+        qid, _, docno, raw = columns
+        if (qid, docno) in first_seen:
+            raise TieawareError(
+                f"{where}: duplicate judgement of docno {docno!r} for query {qid!r} "
+                f"(first on line {first_seen[qid, docno]})"
+            )
+        first_seen[qid, docno] = lineno
+        qrels.setdefault(qid, {})[docno] = _label(raw, where)
+    return qrels
+
+
+def parse_run(lines: Iterable[str], name: str = "<run>") -> Run:
+    """Parse run lines (``qid Q0 docno rank score run_id``) into ``{qid: [(docno, score), ...]}``.
+
+    Scores are exact Fractions of the score text; the rank column is ignored,
+    as in trec_eval.
+
+    >>> parse_run(["q1 Q0 d1 1 0.5 r", "q1 Q0 d2 2 1e-1 r"])
+    {'q1': [('d1', Fraction(1, 2)), ('d2', Fraction(1, 10))]}
+    >>> parse_run(["q1 Q0 d1 1 NaN r"], "run.txt")
+    Traceback (most recent call last):
+    ...
+    tieaware.errors.TieawareError: run.txt:1: score is NaN, got 'NaN'; a NaN score has no place in a ranking
+    """
+    run: Run = {}
+    first_seen: dict[tuple[str, str], int] = {}
+    for lineno, columns, text in _lines(lines):
+        where = _where(name, lineno)
+        if len(columns) != 6:
+            raise TieawareError(
+                f"{where}: expected 6 columns (qid Q0 docno rank score run_id), got {len(columns)}: {text!r}"
+            )
+        qid, _, docno, _, raw, _ = columns
+        if (qid, docno) in first_seen:
+            raise TieawareError(
+                f"{where}: duplicate docno {docno!r} for query {qid!r} (first on line {first_seen[qid, docno]})"
+            )
+        first_seen[qid, docno] = lineno
+        run.setdefault(qid, []).append((docno, _score(raw, where)))
+    return run
+
+
+def _read(source: Source, parse, default_name: str):
+    if hasattr(source, "read"):
+        return parse(source, getattr(source, "name", default_name))
+    name = os.fspath(source)
+    try:
+        with open(name, encoding="utf-8") as f:
+            return parse(f, name)
+    except OSError as exc:
+        raise TieawareError(f"cannot read {name!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise TieawareError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def read_qrels(source: Source) -> Qrels:
+    """Read a qrels file from a path or an open text file; see :func:`parse_qrels`.
+
+    >>> import io
+    >>> read_qrels(io.StringIO("q1 0 d1 1\\n"))
+    {'q1': {'d1': Fraction(1, 1)}}
+    """
+    return _read(source, parse_qrels, "<qrels>")
+
+
+def read_run(source: Source) -> Run:
+    """Read a run file from a path or an open text file; see :func:`parse_run`.
+
+    >>> import io
+    >>> read_run(io.StringIO("q1 Q0 d1 1 2 r\\n"))
+    {'q1': [('d1', Fraction(2, 1))]}
+    """
+    return _read(source, parse_run, "<run>")
+
+
+def _by_docno_descending(docs: Iterable[tuple[str, Fraction]]) -> list[tuple[str, Fraction]]:
+    return sorted(docs, key=lambda d: d[0], reverse=True)
+
+
+def tie_groups(run_docs: Sequence[tuple[str, Fraction]]) -> list[list[str]]:
+    """The docnos of one query grouped by exactly equal score, best score first.
+
+    Inside a group docnos are listed in trec_eval's order (descending), which
+    matters to no tie-aware measure but makes output reproducible.
+
+    >>> tie_groups([("a", Fraction(1)), ("b", Fraction(2)), ("c", Fraction(1))])
+    [['b'], ['c', 'a']]
+    """
+    by_score: dict[Fraction, list[str]] = {}
+    for docno, score in _by_docno_descending(run_docs):
+        by_score.setdefault(score, []).append(docno)
+    return [by_score[s] for s in sorted(by_score, reverse=True)]
+
+
+def run_ranking(run_docs: Sequence[tuple[str, Fraction]], qrels_for_q: Mapping[str, Fraction]) -> list:
+    """One query's tied ranking in the input form of the measures: labels and tie groups.
+
+    Unjudged documents get label 0.
+
+    >>> run_ranking([("a", Fraction(1)), ("b", Fraction(2)), ("c", Fraction(1))], {"a": Fraction(1)})
+    [Fraction(0, 1), [Fraction(0, 1), Fraction(1, 1)]]
+    """
+    out: list = []
+    for group in tie_groups(run_docs):
+        labels = [qrels_for_q.get(d, Fraction(0)) for d in group]
+        out.append(labels[0] if len(labels) == 1 else labels)
+    return out
+
+
+def trec_eval_order(run_docs: Sequence[tuple[str, Fraction]]) -> list[str]:
+    """The docnos in the order trec_eval ranks them: score descending, ties by docno descending.
+
+    This mirrors ``comp_sim_docno`` in trec_eval's form_res_rels.c
+    (usnistgov/trec_eval, commit f4253652, line 266)::
+
+        if (p1->sim > p2->sim) return (-1);
+        if (p1->sim < p2->sim) return (1);
+        return (strcmp(p2->docno, p1->docno));
+
+    i.e. higher sim first, and among equal sims the docno that is larger
+    under strcmp first.  Python's str order equals strcmp's byte order for
+    UTF-8 text.
+
+    >>> trec_eval_order([("d1", Fraction(1)), ("d2", Fraction(1)), ("d10", Fraction(3))])
+    ['d10', 'd2', 'd1']
+
+    Beware: trec_eval compares ``atof(score)`` as C doubles, so two scores
+    that differ only beyond double precision tie in trec_eval (and are broken
+    by docno) while tieaware keeps them apart; this function follows
+    trec_eval and compares the correctly rounded doubles.
+    """
+    # Two stable sorts: by docno descending, then by score descending.
+    docs = sorted(_by_docno_descending(run_docs), key=lambda d: _as_double(d[1]), reverse=True)
+    return [docno for docno, _ in docs]
+
+
+def _as_double(score: Fraction) -> float:
+    try:
+        return float(score)  # correctly rounded, as atof is
+    except OverflowError:
+        return math.copysign(math.inf, score)
+
+
+def trec_eval_ranking(run_docs: Sequence[tuple[str, Fraction]], qrels_for_q: Mapping[str, Fraction]) -> list:
+    """One query's untied ranking (labels only) in trec_eval's order.
+
+    >>> trec_eval_ranking([("a", Fraction(1)), ("b", Fraction(1))], {"a": Fraction(1)})
+    [Fraction(0, 1), Fraction(1, 1)]
+    """
+    return [qrels_for_q.get(d, Fraction(0)) for d in trec_eval_order(run_docs)]
+
+
+def read_sample() -> tuple[Qrels, Run]:
+    """The bundled sample (tieaware/data/sample.qrels and sample.run), loaded via importlib.resources.
+
+    Five queries whose scores are integer in-degree buckets, so ties are
+    common; see tieaware/data/make_sample.py.
+
+    >>> qrels, run = read_sample()
+    >>> sorted(run) == sorted(qrels) == ["q1", "q2", "q3", "q4", "q5"]
+    True
+    """
+    from importlib.resources import files
+
+    data = files("tieaware") / "data"
+    qrels = parse_qrels((data / "sample.qrels").read_text(encoding="utf-8").splitlines(), "sample.qrels")
+    run = parse_run((data / "sample.run").read_text(encoding="utf-8").splitlines(), "sample.run")
+    return qrels, run
