@@ -219,7 +219,7 @@ def evaluate(
             raise bad("measure", str(m), _NOT_ON_A_RUN)
     queries = tuple(sorted((q for q in run if q in qrels), key=natural_key))
     if not queries:
-        raise bad("run", sorted(run, key=natural_key)[:5], f"has no query that appears in the qrels ({len(qrels)} judged queries)")
+        raise bad("run", sorted(run, key=natural_key)[:5], f"has no query that appears in the qrels ({len(qrels)} judged quer{'y' if len(qrels) == 1 else 'ies'})")
     to_rank = run_ranking if tie_break is None else trec_eval_ranking
     per_query: dict[str, dict[str, Exact]] = {}
     for qid in _progress(queries, progress, tie_break):

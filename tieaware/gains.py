@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any, Union
 
 import sympy
 from sympy.core.basic import _args_sortkey
 
-from tieaware.errors import bad
+from tieaware.errors import TieawareError, bad
 from tieaware.exact import Exact, rational
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "gain_function",
     "discount_function",
     "float_gain_function",
+    "check_gain_domain",
     "float_discount_function",
     "discounted_sum",
     "log2_discount",
@@ -70,6 +71,20 @@ def gain_function(gain: Gain) -> Callable[[Fraction], Exact]:
     if callable(gain):
         return lambda label: _exactify(gain(label), "gain")
     raise bad("gain", gain, f"must be one of {GAINS} or a callable")
+
+
+def check_gain_domain(labels: Iterable[Fraction], gain: Gain, argument: str = "ranking") -> None:
+    """Refuse labels the gain cannot take, wherever they sit, not only within the cutoff.
+
+    >>> check_gain_domain([Fraction(1, 2)], "exp2")
+    Traceback (most recent call last):
+    ...
+    tieaware.errors.TieawareError: gain='exp2' needs integer labels (2**l - 1), but ranking has the label 1/2
+    """
+    if gain == "exp2":
+        for x in labels:
+            if x.denominator != 1:
+                raise TieawareError(f"gain='exp2' needs integer labels (2**l - 1), but {argument} has the label {x}")
 
 
 def float_gain_function(gain: Gain) -> Callable[[Fraction], float]:
@@ -207,8 +222,16 @@ def _log2_sum(coefficients: Mapping[int, Exact]) -> Exact:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _log2_unit(b: int) -> Any:
-    """log(2)/log(b), as sympy builds it."""
-    return sympy.log(2) / sympy.log(b)
+    """log(2)/log(b), == to ``sympy.log(2) / sympy.log(b)``, for b >= 3 not a perfect power.
+
+    log's evaluation (which looks for perfect powers and special values)
+    costs most of a millisecond per base and cannot change log(b) here.
+    """
+    inverse = sympy.Pow(sympy.log(b, evaluate=False), -1, evaluate=False)
+    return sympy.Mul._from_args(tuple(sorted((inverse, _LOG2), key=_args_sortkey)), True)
+
+
+_LOG2 = sympy.log(2)
 
 
 def _log2_term(c: sympy.Rational, b: int) -> Any:

@@ -4,6 +4,8 @@ Three sources, all deterministic:
 
 - :func:`exhaustive`: every tie structure of up to n documents (SPEC §1),
   smallest first, with integer-valued float scores, one score per group;
+- :func:`at_cutoff`: the same structures placed around the cutoff k, for
+  cutoffs beyond the exhaustive size;
 - :func:`near_ties`: the same structures, but each tie group's scores differ
   by multiples of 2**-30: distinct as doubles, equal once rounded to float32;
 - :func:`drawn`: a hypothesis strategy mixing both, with the documents handed
@@ -27,7 +29,7 @@ from hypothesis import strategies as st
 from tieaware.strategies import tied_rankings
 from tieaware.structures import all_tied_rankings_upto
 
-__all__ = ["Case", "exhaustive", "near_ties", "drawn", "float32", "NUDGE"]
+__all__ = ["Case", "exhaustive", "at_cutoff", "near_ties", "drawn", "float32", "NUDGE"]
 
 #: The gap between near-tied scores: far above double precision (2**-52 near 1)
 #: for scores up to 64, far below float32's (2**-23 near 1).
@@ -66,6 +68,20 @@ def _case(r: list, nudge: bool) -> Case:
 def exhaustive(max_size: int, labels: Sequence[Any], min_size: int = 1) -> list[Case]:
     """Every tie structure of min_size..max_size documents over *labels*, smallest first."""
     return [_case(r, False) for r in all_tied_rankings_upto(max_size, labels) if _size(r) >= min_size]
+
+
+def at_cutoff(k: int, max_size: int, labels: Sequence[Any]) -> list[Case]:
+    """Every tie structure of 1..max_size documents placed just above the cutoff k.
+
+    k - 2 untied documents come first (labels cycling through *labels*, so
+    precision above the window varies), so the structures cover ranks k - 1
+    onwards and their tie groups straddle k in every way.
+
+    >>> at_cutoff(4, 1, (0, 1))[0].scores
+    (3.0, 2.0, 1.0)
+    """
+    prefix = [labels[i % len(labels)] for i in range(max(k - 2, 0))]
+    return [_case(prefix + r, False) for r in all_tied_rankings_upto(max_size, labels) if _size(r) >= 1]
 
 
 def near_ties(max_size: int, labels: Sequence[Any], min_size: int = 1) -> list[Case]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from tieaware.errors import bad
@@ -70,7 +71,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "-m",
         "--measures",
         default=DEFAULT_MEASURES,
-        metavar="'M1 M2 ...'",
+        metavar="MEASURES",
         help=f"space-separated measures (default: '{DEFAULT_MEASURES}')",
     )
     parser.add_argument("--per-query", action="store_true", help="also show every query's values")
@@ -148,6 +149,8 @@ def _difference(a: Exact, b: Exact) -> Exact:
         return a - b
     import sympy  # a symbolic value: subtract exactly
 
+    if sympy.sympify(a) == sympy.sympify(b):
+        return Fraction(0)
     return sympy.sympify(a) - sympy.sympify(b)
 
 
@@ -161,17 +164,22 @@ def _signed(value: Exact, digits: int) -> str:
 def _is_zero(value: Exact) -> bool:
     if is_rational(value) or isinstance(value, float):
         return value == 0
-    import sympy
+    # Symbolic values are built canonically (equal DCG coefficients give
+    # equal expressions, see tieaware.gains), so a difference that is exactly
+    # zero by construction collapses to 0 here without calling simplify().
+    return bool(value == 0)
 
-    return sympy.simplify(value) == 0
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _skipped(r: _Report) -> str:
     parts = []
     if r.tied.skipped_run:
-        parts.append(f"{len(r.tied.skipped_run)} run queries without qrels")
+        parts.append(_count(len(r.tied.skipped_run), "run query", "run queries") + " without qrels")
     if r.tied.skipped_qrels:
-        parts.append(f"{len(r.tied.skipped_qrels)} judged queries not in the run")
+        parts.append(_count(len(r.tied.skipped_qrels), "judged query", "judged queries") + " not in the run")
     return f"; skipped {' and '.join(parts)}" if parts else ""
 
 

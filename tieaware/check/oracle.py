@@ -1,0 +1,123 @@
+"""What a measure's value should be: the exact reference, and the usual wrong answers.
+
+:class:`Oracle` maps an ir_measures-style measure name and one
+:class:`~tieaware.check.cases.Case` to
+
+- :meth:`Oracle.expected`: the tie-aware value, computed by the reference
+  layer (enumeration, exact);
+- :meth:`Oracle.broken`: the ordinary tie-oblivious value after breaking
+  ties one of the usual ways (:data:`TIE_BREAKS`), which is what most
+  libraries compute.
+
+Both are cached, since checks ask about the same rankings again and again.
+
+>>> from tieaware.check.cases import Case
+>>> o = Oracle("P@1")
+>>> case = Case((1.0, 1.0), (0, 1))
+>>> o.expected(case), o.broken(case, "input order"), o.broken(case, "optimistic")
+(Fraction(1, 2), Fraction(0, 1), Fraction(1, 1))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any, Optional, Union
+
+from tieaware.check.cases import Case, float32
+from tieaware.evaluate import compute
+from tieaware.exact import Exact
+from tieaware.names import Measure, parse
+from tieaware.ranking import from_scores, label
+
+__all__ = ["Oracle", "TIE_BREAKS", "tie_broken_order", "straddles"]
+
+#: name -> sort key of position i in a case: score descending first, then the tie-break.
+TIE_BREAKS: dict[str, Callable[[Case, int], tuple]] = {
+    # Stable sort on score: ties keep the order the documents came in.
+    "input order": lambda c, i: (-c.scores[i], i),
+    # trec_eval sorts ties by docno descending; docnos given in input order
+    # (d000, d001, ...) make that the reverse input order.
+    "docno": lambda c, i: (-c.scores[i], -i),
+    # Relevant (higher label) first: the best case.
+    "optimistic": lambda c, i: (-c.scores[i], -label(c.labels[i]), i),
+    # Non-relevant first: the worst case.
+    "pessimistic": lambda c, i: (-c.scores[i], label(c.labels[i]), i),
+}
+
+
+def tie_broken_order(case: Case, tie_break: str) -> list[int]:
+    """Positions of *case* in rank order, ties broken by *tie_break*.
+
+    >>> tie_broken_order(Case((1.0, 2.0, 1.0), (0, 0, 1)), "docno")
+    [1, 2, 0]
+    """
+    key = TIE_BREAKS[tie_break]
+    return sorted(range(len(case.scores)), key=lambda i: key(case, i))
+
+
+def straddles(case: Case, k: Optional[int]) -> bool:
+    """True when a tie group of *case* has members both at rank <= k and rank > k.
+
+    >>> straddles(Case((2.0, 1.0, 1.0), (0, 1, 0)), 2), straddles(Case((2.0, 1.0, 1.0), (0, 1, 0)), 1)
+    (True, False)
+    """
+    if k is None:
+        return False
+    above = 0
+    for score in sorted(set(case.scores), reverse=True):
+        size = sum(1 for s in case.scores if s == score)
+        if above < k < above + size:
+            return True
+        above += size
+    return False
+
+
+class Oracle:
+    """Exact values of one measure on checker cases (see the module docstring)."""
+
+    def __init__(self, measure: Union[str, Measure]) -> None:
+        self.measure = measure if isinstance(measure, Measure) else parse(measure)
+        compute(self.measure, [])  # a measure that cannot be computed on a ranking fails here, once
+        self._cache: dict[Any, Exact] = {}
+
+    def value(self, ranking: list, k: Optional[int] = None) -> Exact:
+        """The tie-aware value of a ranking in input form; *k* overrides the measure's cutoff."""
+        m = self.measure if k is None else Measure(self.measure.name, k, self.measure.params)
+        key = (m.k, tuple(tuple(sorted(g)) if isinstance(g, list) else g for g in ranking))
+        if key not in self._cache:
+            self._cache[key] = compute(m, ranking, layer="reference")
+        return self._cache[key]
+
+    def expected(self, case: Case, k: Optional[int] = None) -> Exact:
+        """The exact tie-aware value on *case*: every ordering of equal scores, averaged."""
+        return self.value(from_scores(case.scores, case.labels), k)
+
+    def broken(self, case: Case, tie_break: str) -> Exact:
+        """The tie-oblivious value on *case* after breaking ties by *tie_break*."""
+        return self.value([label(case.labels[i]) for i in tie_broken_order(case, tie_break)])
+
+    def one_threshold(self, case: Case) -> Exact:
+        """AP with each tie group taken as one threshold (scikit-learn's ``average_precision_score``).
+
+        Every relevant document of a group is credited with the precision at
+        the group's last rank: AP = sum over groups of (r_g / R) * (hits / docs) through g.
+
+        >>> Oracle("AP").one_threshold(Case((1.0, 1.0), (0, 1)))
+        Fraction(1, 2)
+        """
+        rel = self.measure.rel
+        gs = [g if isinstance(g, list) else [g] for g in from_scores(case.scores, case.labels)]
+        relevant = sum(1 for g in gs for x in g if x >= rel)
+        total, hits, seen = Fraction(0), 0, 0
+        for g in gs:
+            r = sum(1 for x in g if x >= rel)
+            hits, seen = hits + r, seen + len(g)
+            if r:
+                total += Fraction(r * hits, seen)
+        return total / relevant if relevant else Fraction(0)
+
+    def in_float32(self, case: Case, tie_break: Optional[str] = None) -> Exact:
+        """The value once scores are rounded to float32 (tie-aware when *tie_break* is None)."""
+        rounded = Case(tuple(float32(s) for s in case.scores), case.labels)
+        return self.expected(rounded) if tie_break is None else self.broken(rounded, tie_break)

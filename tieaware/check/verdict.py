@@ -1,0 +1,147 @@
+"""Running an implementation on one case and judging its answer.
+
+>>> from fractions import Fraction
+>>> from tieaware.check.cases import Case
+>>> from tieaware.check.oracle import Oracle
+>>> judge = Judge(lambda s, l: 0.5, Oracle("P@1"), rel_tol=1e-9, abs_tol=0.0)
+>>> judge.check(Case((1.0, 1.0), (0, 1)), "exhaustive") is None
+True
+>>> judge.check(Case((1.0,), (1,)), "exhaustive").got
+0.5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional
+
+from tieaware.check.cases import Case
+from tieaware.check.compare import Error, approximate, as_number, error_of, exact_equal, is_exact_number
+from tieaware.check.oracle import Oracle
+from tieaware.errors import TieawareError
+from tieaware.exact import Exact, to_decimal, to_exact_string
+from tieaware.ranking import from_scores
+
+__all__ = ["Counterexample", "Judge", "Impl"]
+
+#: impl(scores, labels) -> number
+Impl = Callable[[list, list], Any]
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """An input on which the implementation's value is not the exact tie-aware value."""
+
+    #: The scores, as the implementation received them.
+    scores: tuple[float, ...]
+    #: The labels, parallel to the scores.
+    labels: tuple[Any, ...]
+    #: The exact tie-aware value (reference layer).
+    expected: Exact
+    #: What the implementation returned (None when it raised).
+    got: Any
+    #: Absolute error, relative error and digits of accuracy (None when it raised).
+    error: Optional[Error]
+    #: "Type: message" when the implementation raised.
+    exception: Optional[str]
+    #: Where it was found: "exhaustive", "near-ties" or "hypothesis".
+    phase: str
+
+    @property
+    def ranking(self) -> list:
+        """The tied ranking the scores describe, in tieaware's input form."""
+        return from_scores(self.scores, self.labels)
+
+    @property
+    def absolute_error(self) -> Optional[float]:
+        return None if self.error is None else self.error.absolute
+
+    @property
+    def relative_error(self) -> Optional[float]:
+        return None if self.error is None else self.error.relative
+
+    @property
+    def lre(self) -> Optional[float]:
+        """Digits of accuracy: -log10(relative error), capped (see :data:`~tieaware.check.compare.LRE_CAP`)."""
+        return None if self.error is None else self.error.lre
+
+    def lines(self) -> list[str]:
+        """The counterexample, one fact per line, for reports."""
+        out = [
+            f"scores   {list(self.scores)}",
+            f"labels   {list(self.labels)}",
+            f"expected {to_exact_string(self.expected)} = {to_decimal(self.expected, 16)}",
+        ]
+        if self.exception is not None:
+            out.append(f"got      exception {self.exception}")
+            return out
+        out.append(f"got      {self.got!r}")
+        e = self.error
+        assert e is not None
+        relative = "n/a (expected 0)" if e.relative is None else f"{e.relative:.3g}"
+        out.append(f"error    absolute {e.absolute:.3g}, relative {relative}, {e.lre:.1f} correct digits")
+        return out
+
+    def __str__(self) -> str:
+        return "; ".join(self.lines())
+
+
+class Judge:
+    """Runs *impl* on cases and compares with the oracle: exactly for exact results, else within tolerance."""
+
+    def __init__(self, impl: Impl, oracle: Oracle, *, rel_tol: float, abs_tol: float) -> None:
+        self.impl = impl
+        self.oracle = oracle
+        self.rel_tol = Fraction(rel_tol)
+        self.abs_tol = Fraction(abs_tol)
+        self.calls = 0
+        # Diagnosis asks about the same inputs under several hypotheses; ask impl once.
+        self._seen: dict[Case, tuple[Any, Optional[str]]] = {}
+
+    def run(self, case: Case) -> tuple[Any, Optional[str]]:
+        """(value, None) or (None, "Type: message") when *impl* raised or returned a non-number."""
+        if case not in self._seen:
+            self._seen[case] = self._run(case)
+        return self._seen[case]
+
+    def _run(self, case: Case) -> tuple[Any, Optional[str]]:
+        self.calls += 1
+        try:
+            raw = self.impl(list(case.scores), list(case.labels))
+        except Exception as exc:  # the user's code failing is a finding, not a crash of ours
+            return None, f"{type(exc).__name__}: {exc}"
+        try:
+            return as_number(raw, "implementation result"), None
+        except TieawareError as exc:
+            return None, f"returned a non-number: {exc}"
+
+    def close(self, got: Any, expected: Exact) -> bool:
+        """Is *got* the expected value: exactly (exact results) or within tolerance (floats)?"""
+        if is_exact_number(got):
+            return exact_equal(got, expected)
+        if got != got:  # NaN
+            return False
+        want = approximate(expected)
+        try:
+            difference = abs(Fraction(got) - want)
+        except (OverflowError, ValueError):  # inf
+            return False
+        return difference <= max(self.rel_tol * abs(want), self.abs_tol)
+
+    def check(self, case: Case, phase: str) -> Optional[Counterexample]:
+        """None when *impl* is right on *case*, else the counterexample."""
+        expected = self.oracle.expected(case)
+        got, exception = self.run(case)
+        if exception is not None:
+            return Counterexample(case.scores, case.labels, expected, None, None, exception, phase)
+        if self.close(got, expected):
+            return None
+        return Counterexample(case.scores, case.labels, expected, got, _error(got, expected), None, phase)
+
+
+def _error(got: Any, expected: Exact) -> Error:
+    if isinstance(got, float) and (got != got or got in (float("inf"), float("-inf"))):
+        return Error(float("nan"), None, 0.0)
+    return error_of(got, expected)
