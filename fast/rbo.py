@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, Optional
 
 from tieaware.params import flag, probability
 from tieaware.rbo_input import Groups, RBOBounds, bound_name, rbo_pair, variant_name
-from tieaware.fast.rbo_exact import RootSum, exact_sum, to_value
+from tieaware.fast.rbo_exact import RootSum, to_value
 from tieaware.fast.rbo_kernels import (
     crossing_contribution,
     measurable_squares,
@@ -195,12 +195,10 @@ def _unseen(depth: _Depth, k: int, c_L: Any, expected: bool) -> tuple[Any, Any]:
 
 
 def _exact(scan: Iterator[_Depth], s: int, l: int, x_l: int, p: Fraction, variant: str, expected: bool) -> RBOBounds:
-    sums = {bound: RootSum() for bound in ("min", "max", "ext")}
+    sums = {bound: RootSum(p) for bound in ("min", "max", "ext")}
     a_s: tuple[Fraction, tuple[Fraction, ...]] = (Fraction(0), ())  # A_s = coefficient / √(radicands)
-    p_d = Fraction(1)
     for depth in scan:
         d = depth.d
-        p_d *= p
         t_L, b_L = depth.l_span
         c_L = crossing_contribution(t_L, b_L, d)
         if depth.s_span is not None:
@@ -213,7 +211,7 @@ def _exact(scan: Iterator[_Depth], s: int, l: int, x_l: int, p: Fraction, varian
             else:
                 a_s = (x, (measurable_squares(t_S, b_S, d), measurable_squares(t_L, b_L, d)))
             for total in sums.values():
-                total.add(a_s[0] * p_d, *a_s[1])
+                total.add(a_s[0], d, *a_s[1])
             continue
         k = d - s
         x = _overlap(depth, variant, 1, c_L)
@@ -224,19 +222,20 @@ def _exact(scan: Iterator[_Depth], s: int, l: int, x_l: int, p: Fraction, varian
             scale, radicands = Fraction(1, d), ()
         else:
             scale, radicands = Fraction(1), (Fraction(d), measurable_squares(t_L, b_L, d))
-        sums["min"].add(x * scale * p_d, *radicands)
-        sums["max"].add((x + most) * scale * p_d, *radicands)
-        sums["ext"].add(x * scale * p_d, *radicands)
-        sums["ext"].add(k * mean * a_s[0] * scale * p_d, *a_s[1], *radicands)
+        sums["min"].add(x * scale, d, *radicands)
+        sums["max"].add((x + most) * scale, d, *radicands)
+        sums["ext"].add(x * scale, d, *radicands)
+        sums["ext"].add(k * mean * a_s[0] * scale, d, *a_s[1], *radicands)
     # Third section (Eqs. 22-24), the same for every variant.
-    harmonic = exact_sum(p**d / d for d in range(1, l + 1))
-    sums["min"].add(-x_l * harmonic)
+    for d in range(1, l + 1):
+        sums["min"].add(Fraction(-x_l, d), d)
     f = l + s - x_l
-    sums["max"].add(exact_sum(Fraction(2 * d - l - s + x_l, d) * p**d for d in range(l + 1, f + 1)))
-    sums["max"].add(p ** (f + 1) / (1 - p))
-    tail = p ** (l + 1) / (1 - p) / l
-    sums["ext"].add(x_l * tail)
-    sums["ext"].add(a_s[0] * (l - s) * tail, *a_s[1])
+    for d in range(l + 1, f + 1):
+        sums["max"].add(Fraction(2 * d - l - s + x_l, d), d)
+    sums["max"].add(1 / (1 - p), f + 1)
+    tail = 1 / (1 - p) / l  # times p^(l+1)
+    sums["ext"].add(x_l * tail, l + 1)
+    sums["ext"].add(a_s[0] * (l - s) * tail, l + 1, *a_s[1])
     weight = (1 - p) / p
     low, high, ext = ({k: q * weight for k, q in sums[b].totals().items()} for b in ("min", "max", "ext"))
     log_coefficient = x_l * weight

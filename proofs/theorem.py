@@ -134,15 +134,20 @@ def _is_zero(expr: Any) -> bool:
     expr = sympy.sympify(expr)
     if expr == 0:
         return True
-    for step in (sympy.expand, sympy.cancel, lambda e: sympy.cancel(sympy.combsimp(e)), sympy.simplify):
+    # (expand() is avoided: it multiplies out nested rational expressions and explodes.)
+    for step in (lambda e: sympy.cancel(sympy.together(e)), lambda e: sympy.cancel(sympy.combsimp(e)), sympy.simplify):
         expr = step(expr)
         if expr == 0:
             return True
     return False
 
 
-def same(derived: Any, claimed: Any, what: str) -> None:
+def same(derived: Any, claimed: Any, what: str, *, polynomial: bool = False) -> None:
     """Demand derived − claimed == 0 symbolically, else raise ProofFailure naming *what*.
+
+    With *polynomial*, both sides must be polynomials over one denominator
+    each (as DCG's Σ c·G·D(j) and AP's are): they are cross-multiplied and
+    expanded, which is much faster than rational simplification.
 
     >>> n = sympy.Symbol("n", positive=True)
     >>> same((n**2 - 1) / (n - 1), n + 1, "a factorisation")
@@ -151,9 +156,16 @@ def same(derived: Any, claimed: Any, what: str) -> None:
     ...
     tieaware.proofs.theorem.ProofFailure: an off-by-one: derived n, but fast gives n + 1 (difference -1)
     """
-    difference = sympy.sympify(derived) - sympy.sympify(claimed)
-    if not _is_zero(difference):
-        raise ProofFailure(f"{what}: derived {derived}, but fast gives {claimed} (difference {sympy.simplify(difference)})")
+    derived, claimed = sympy.sympify(derived), sympy.sympify(claimed)
+    if polynomial:
+        (n1, d1), (n2, d2) = sympy.fraction(derived), sympy.fraction(claimed)
+        if sympy.expand(d1 - d2) == 0 and sympy.expand(n1 - n2) == 0:  # same numerator, same denominator
+            return
+        if sympy.expand(n1 * d2 - n2 * d1) == 0:
+            return
+    elif _is_zero(derived - claimed):
+        return
+    raise ProofFailure(f"{what}: derived {derived}, but fast gives {claimed} (difference {sympy.simplify(derived - claimed)})")
 
 
 def decided(expr: Any, what: str) -> Any:

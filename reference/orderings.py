@@ -108,7 +108,11 @@ def orderings(groups: Sequence[Sequence[T]]) -> Iterator[tuple[T, ...]]:
             "or use tieaware.fast"
         )
     key = tuple(tuple(g) for g in groups)
-    return iter(_all_orderings(key)) if total <= _CACHE_UP_TO else _generate(key)
+    if total > _CACHE_UP_TO:
+        return _generate(key)
+    # 1 == Fraction(1) with equal hashes: the types go into the key so a cached
+    # enumeration never hands back items of another type than the caller's.
+    return iter(_all_orderings(key, tuple(type(x) for g in key for x in g)))
 
 
 _CACHE_UP_TO = 5040  # 7!: small enumerations are asked for again and again
@@ -120,7 +124,7 @@ def _generate(groups: tuple[tuple[T, ...], ...]) -> Iterator[tuple[T, ...]]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _all_orderings(groups: tuple[tuple[T, ...], ...]) -> tuple[tuple[T, ...], ...]:
+def _all_orderings(groups: tuple[tuple[T, ...], ...], _types: tuple[type, ...]) -> tuple[tuple[T, ...], ...]:
     # Cached because a test or a user asks many measures of the same ranking;
     # caching changes how often, never what, is enumerated.
     return tuple(_generate(groups))

@@ -118,10 +118,17 @@ WRONG = {
         lambda s, l: fast.average_precision(from_scores([f32(x) for x in s], l), exact=False),
         "float32",
     ),
-    "nDCG@3 on float32 scores, stable sort": (
+    "nDCG@3 on float32 scores": (
         "nDCG@3",
-        lambda s, l: ndcg_of(sort_by([f32(x) for x in s], l, stable), 3),
+        lambda s, l: fast.ndcg(from_scores([f32(x) for x in s], l), 3, exact=False),
         "float32",
+    ),
+    "RR on float32 scores, then ties by docno": (
+        "RR",
+        adapters.from_qrels_run(
+            lambda q, r: trec_eval_style(rr_of)(q, {"q1": {d: f32(s) for d, s in r["q1"].items()}})
+        ),
+        "docno",  # the exact ties are met first, and there the docno tie-break is the whole story
     ),
     "AP off by one": ("AP", lambda s, l: ap_of(sort_by(s, l, stable), offset=1), "untied"),
     "RR off by one": ("RR", lambda s, l: rr_of(sort_by(s, l, stable), offset=1), "untied"),
@@ -292,7 +299,7 @@ def test_min_size_skips_small_inputs():
     "args, options, message",
     [
         ((42, "AP"), {}, r"impl must be a function impl\(scores, labels\) -> number, got 42"),
-        ((len, "XYZ@3"), {}, r"measure .* is not a known measure.*got 'XYZ@3'"),
+        ((len, "XYZ@3"), {}, r"measure is not a known measure.*got 'XYZ@3'"),
         ((len, "P"), {}, r"measure needs a cutoff, e\.g\. P@10, got 'P'"),
         ((len, "AP"), {"max_size": -1}, r"max_size must be an int >= 1, got -1"),
         ((len, "AP"), {"max_examples": 1.5}, r"max_examples must be an int >= 0, got 1\.5"),

@@ -196,3 +196,28 @@ def test_bad_file_via_subprocess_prints_nothing_on_stdout(tmp_path):
     )
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == f"tieaware eval: error: {tmp_path / 'run.txt'}:7: score is NaN, got 'NaN'; a NaN score has no place in a ranking\n"
+
+
+def test_long_exact_values_are_abbreviated_in_the_table_only():
+    from fractions import Fraction
+
+    import sympy
+
+    from tieaware.commands.eval import _short_exact
+
+    assert _short_exact(Fraction(2, 3)) == "2/3"
+    assert _short_exact(Fraction(10**50 + 1, 3)) == "51/1-digit p/q"
+    assert _short_exact(sympy.log(2) / sympy.log(3)) == "log(2)/log(3)"
+    assert _short_exact(sum(sympy.log(2) / sympy.log(p) for p in (3, 5, 7, 11))) == "irrational"
+
+
+def test_equal_symbolic_values_differ_by_exactly_zero(tmp_path, capsys):
+    # No ties: tie-aware and trec_eval order are the same ranking, so the
+    # irrational nDCG values are equal and the difference is printed as 0.
+    (tmp_path / "q").write_text("q1 0 a 1\nq1 0 b 1\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 1 r\nq1 Q0 c 2 2 r\nq1 Q0 b 3 3 r\n")
+    _, out, _ = _run(capsys, str(tmp_path / "q"), str(tmp_path / "r"), "-m", "nDCG", "--per-query")
+    rows = [line.split() for line in out.splitlines()[3:5]]
+    assert [row[-1] for row in rows] == ["0", "0"]
+    # b, c, a: DCG = 1 + 1/log2(4) = 3/2; IDCG = 1 + 1/log2(3); the value is irrational.
+    assert rows[0][3] == "irrational" or "log" in rows[0][3]

@@ -7,7 +7,7 @@ import pytest
 import sympy
 
 from tieaware import TieawareError, fast, reference
-from tieaware.evaluate import compute, evaluate, exact_mean, measures
+from tieaware.evaluate import compute, evaluate, exact_mean, measure_list
 from tieaware.names import parse
 from tieaware.trec import parse_qrels, parse_run, read_sample, run_ranking, trec_eval_ranking
 
@@ -188,9 +188,9 @@ def test_reference_limit_error_names_the_query():
 
 
 def test_measure_list_forms():
-    assert [str(m) for m in measures("map P_5 AP")] == ["AP", "P@5"]
-    assert measures(parse("AP")) == (parse("AP"),)
-    assert [str(m) for m in measures(["RR@10", parse("nDCG@10")])] == ["RR@10", "nDCG@10"]
+    assert [str(m) for m in measure_list("map P_5 AP")] == ["AP", "P@5"]
+    assert measure_list(parse("AP")) == (parse("AP"),)
+    assert [str(m) for m in measure_list(["RR@10", parse("nDCG@10")])] == ["RR@10", "nDCG@10"]
 
 
 def test_exact_mean_kinds():

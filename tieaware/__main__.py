@@ -1,5 +1,8 @@
+"""``python -m tieaware`` is the ``tieaware`` command."""
+
 import sys
 
 from tieaware.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

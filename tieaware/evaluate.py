@@ -40,7 +40,7 @@ from tieaware.params import flag
 from tieaware.ranking import Ranking, label
 from tieaware.trec import Qrels, Run, run_ranking, trec_eval_ranking
 
-__all__ = ["Evaluation", "evaluate", "compute", "measures", "exact_mean", "LAYERS", "TIE_BREAKS"]
+__all__ = ["Evaluation", "evaluate", "compute", "measure_list", "exact_mean", "LAYERS", "TIE_BREAKS"]
 
 LAYERS = ("fast", "reference")
 #: None: tie-aware (expected value over tie orderings); "trec_eval": ties broken by docno, descending.
@@ -63,10 +63,10 @@ def _layer(layer: object) -> ModuleType:
     raise bad("layer", layer, f"must be one of {LAYERS}")
 
 
-def measures(spec: MeasureSpec) -> tuple[Measure, ...]:
+def measure_list(spec: MeasureSpec) -> tuple[Measure, ...]:
     """Normalise a measure list: ``"AP nDCG@10"``, a Measure, or a list of either; duplicates dropped.
 
-    >>> [str(m) for m in measures("map AP P_5 P@5")]
+    >>> [str(m) for m in measure_list("map AP P_5 P@5")]
     ['AP', 'P@5']
     """
     if isinstance(spec, str):
@@ -111,7 +111,7 @@ def compute(
     >>> compute("RBO", [1])
     Traceback (most recent call last):
     ...
-    tieaware.errors.TieawareError: measure cannot be computed on one run ranking (RBO compares two rankings; use `tieaware rbo`), got 'RBO'
+    tieaware.errors.TieawareError: measure cannot be computed on one run ranking (RBO compares two rankings; ...
     """
     m = measure if isinstance(measure, Measure) else parse(measure)
     mod = _layer(layer)
@@ -191,14 +191,14 @@ def natural_key(qid: str) -> tuple:
 def evaluate(
     qrels: Mapping[str, Mapping[str, Fraction]],
     run: Mapping[str, Sequence[tuple[str, Fraction]]],
-    measures_: MeasureSpec,
+    measures: MeasureSpec,
     *,
     layer: str = "fast",
     exact: bool = True,
     tie_break: Optional[str] = None,
     progress: bool = False,
 ) -> Evaluation:
-    """Evaluate *run* against *qrels* (as read by :mod:`tieaware.trec`) on *measures_*.
+    """Evaluate *run* against *qrels* (as read by :mod:`tieaware.trec`) on *measures*.
 
     With ``tie_break=None`` (the default) each value is tie-aware: the exact
     expectation over every ordering of the tied documents.  With
@@ -209,7 +209,7 @@ def evaluate(
     Beware: the tie-oblivious value depends on docnos, which carry no
     information about relevance; the tie-aware value does not.
     """
-    ms = measures(measures_)
+    ms = measure_list(measures)
     exact = flag(exact, "exact")
     if tie_break not in TIE_BREAKS:
         raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
@@ -219,7 +219,8 @@ def evaluate(
             raise bad("measure", str(m), _NOT_ON_A_RUN)
     queries = tuple(sorted((q for q in run if q in qrels), key=natural_key))
     if not queries:
-        raise bad("run", sorted(run, key=natural_key)[:5], f"has no query that appears in the qrels ({len(qrels)} judged quer{'y' if len(qrels) == 1 else 'ies'})")
+        judged = f"{len(qrels)} judged quer{'y' if len(qrels) == 1 else 'ies'}"
+        raise bad("run", sorted(run, key=natural_key)[:5], f"has no query that appears in the qrels ({judged})")
     to_rank = run_ranking if tie_break is None else trec_eval_ranking
     per_query: dict[str, dict[str, Exact]] = {}
     for qid in _progress(queries, progress, tie_break):

@@ -34,7 +34,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from tieaware.check.cases import Case, exhaustive, float32
+from tieaware.check.cases import Case, at_cutoff, exhaustive, float32
 from tieaware.check.oracle import TIE_BREAKS, straddles
 from tieaware.check.verdict import Counterexample, Judge
 
@@ -91,9 +91,12 @@ def probes(case: Case, count: int = PROBES) -> list[Case]:
     return [case.permuted(o) for o in dict.fromkeys(orders)]
 
 
-def _tied_probes(labels: tuple[Any, ...]) -> list[Case]:
-    """Small tied rankings in two input orders: they tell tie-breaks from other causes."""
-    tied = [c for c in exhaustive(TIED_PROBE_SIZE, labels) if _has_ties(c.scores)]
+def _tied_probes(labels: tuple[Any, ...], k: Optional[int]) -> list[Case]:
+    """Small tied rankings, also around the cutoff, in two input orders: they tell tie-breaks from other causes."""
+    small = exhaustive(TIED_PROBE_SIZE, labels)
+    if k is not None and k >= TIED_PROBE_SIZE:
+        small += at_cutoff(k, TIED_PROBE_SIZE, labels)
+    tied = [c for c in small if _has_ties(c.scores)]
     return tied + [c.permuted(range(len(c.scores) - 1, -1, -1)) for c in tied]
 
 
@@ -117,7 +120,7 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...]) -> Opti
     case = Case(cex.scores, cex.labels)
     cases = probes(case)
     if _has_ties(case.scores):
-        others = _tied_probes(labels)
+        others = _tied_probes(labels, oracle.measure.k)
         for name, text in _TIE_BREAK_TEXT.items():
             predict = lambda c, name=name: oracle.broken(c, name)  # noqa: E731
             # The counterexample's own probes first (cheap), then other tied

@@ -27,8 +27,8 @@ __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "FORMATS"]
 
 DEFAULT_MEASURES = "P@5 P@10 R@10 F1@10 AP RR nDCG@10 nDCG"
 FORMATS = ("table", "json", "trec")
-#: Symbolic values longer than this are shown as "irrational" in the table (json has them in full).
-SHORT_SYMBOLIC = 28
+#: Exact values longer than this are abbreviated in the table (json has them in full).
+SHORT_EXACT = 44
 
 _DESCRIPTION = """\
 Evaluate a TREC run against qrels with tie-aware measures: each value is the
@@ -58,6 +58,7 @@ See docs/eval.md."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``tieaware eval`` on the ``tieaware`` command's subparsers."""
     parser = subparsers.add_parser(
         "eval",
         help="evaluate a TREC run tie-aware, beside trec_eval's tie-breaking",
@@ -101,6 +102,7 @@ class _Report:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Read, evaluate twice (tie-aware and in trec_eval's order), then print once."""
     if args.digits < 0:
         raise bad("--digits", args.digits, "must be an int >= 0")
     if (args.qrels is None) != (args.run_file is None):
@@ -145,29 +147,24 @@ def _rows(r: _Report, per_query: bool) -> list[tuple[str, str, Exact, Exact]]:
 
 
 def _difference(a: Exact, b: Exact) -> Exact:
-    if is_rational(a) and is_rational(b) or isinstance(a, float):
+    """a - b, exact.  Symbolic values are built canonically (equal DCG
+    coefficients give equal expressions, see tieaware.gains), so values that
+    are equal by construction give an exact Fraction 0 without simplify()."""
+    if (is_rational(a) and is_rational(b)) or isinstance(a, float):
         return a - b
     import sympy  # a symbolic value: subtract exactly
 
-    if sympy.sympify(a) == sympy.sympify(b):
-        return Fraction(0)
-    return sympy.sympify(a) - sympy.sympify(b)
+    a, b = sympy.sympify(a), sympy.sympify(b)
+    return Fraction(0) if a == b else a - b
 
 
 def _signed(value: Exact, digits: int) -> str:
-    if value == 0:
-        return "0"
+    """A difference with its sign; "0" only when it is exactly zero."""
+    if is_rational(value) or isinstance(value, float):
+        if value == 0:
+            return "0"
     text = to_decimal(value, digits)
     return text if text.startswith("-") else "+" + text
-
-
-def _is_zero(value: Exact) -> bool:
-    if is_rational(value) or isinstance(value, float):
-        return value == 0
-    # Symbolic values are built canonically (equal DCG coefficients give
-    # equal expressions, see tieaware.gains), so a difference that is exactly
-    # zero by construction collapses to 0 here without calling simplify().
-    return bool(value == 0)
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -195,9 +192,13 @@ def _header(r: _Report) -> str:
 
 
 def _short_exact(value: Exact) -> str:
+    """p/q, or a note of its size when long; short sympy text, or "irrational"."""
     text = to_exact_string(value)
-    if is_rational(value) or len(text) <= SHORT_SYMBOLIC:
+    if len(text) <= SHORT_EXACT:
         return text
+    if is_rational(value):
+        f = Fraction(value)
+        return f"{len(str(abs(f.numerator)))}/{len(str(f.denominator))}-digit p/q"
     return "irrational"
 
 
@@ -211,12 +212,14 @@ def _table(r: _Report, per_query: bool) -> str:
         diff = _difference(tied, trec)
         row = ([q] if per_query else []) + [m, to_decimal(tied, r.digits)]
         row += [_short_exact(tied)] if r.exact else []
-        row += [to_decimal(trec, r.digits), "0" if _is_zero(diff) else _signed(diff, r.digits)]
+        row += [to_decimal(trec, r.digits), _signed(diff, r.digits)]
         body.append(row)
     footer = (
         "tie-aware: expected value over every ordering of tied documents; "
         "trec_eval order: ties broken by docno, descending, as trec_eval does."
     )
+    if r.exact and any(_short_exact(row[2]) != to_exact_string(row[2]) for row in _rows(r, per_query)):
+        footer += "\nlong exact values are abbreviated; --format json prints them in full."
     table = tabulate(body, headers=head, disable_numparse=True, colalign=_align(head))
     return f"{_header(r)}\n{table}\n{footer}"
 
@@ -254,7 +257,10 @@ def _json(r: _Report, per_query: bool) -> str:
         "queries": list(r.tied.queries),
         "docs": r.docs,
         "tie_groups": r.groups,
-        "skipped": {"run_queries_without_qrels": list(r.tied.skipped_run), "judged_queries_not_in_run": list(r.tied.skipped_qrels)},
+        "skipped": {
+            "run_queries_without_qrels": list(r.tied.skipped_run),
+            "judged_queries_not_in_run": list(r.tied.skipped_qrels),
+        },
         "measures": [str(m) for m in r.tied.measures],
         "mean": {str(m): triple(r.tied.mean[str(m)], r.trec.mean[str(m)]) for m in r.tied.measures},
     }

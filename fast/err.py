@@ -1,0 +1,125 @@
+"""Expected reciprocal rank (Chapelle et al. 2009) in closed form, O(n²) per tie group.
+
+ERR@k = Σ_i (1/i)·R_i·Π_{j<i}(1 - R_j) with R(g) = (2**g - 1)/2**g_max.  It is
+not linear in the labels, but its expectation under random tie-breaking
+factorises (docs/disagreement.md has the derivation):
+
+- the survival product over whole earlier groups is the same in every
+  ordering, so it is a constant S per group;
+- inside a group of n starting after rank t, a member e sits at slot x with
+  probability 1/n, and then the x-1 members above it are a uniformly random
+  (x-1)-subset of the others, so E[Π (1 - R)] over them is
+  e_{x-1}(q_others) / C(n-1, x-1), with e_m the elementary symmetric
+  polynomial of the others' q = 1 - R.
+
+So a group contributes S · Σ_e R_e · Σ_{x <= slots} w_x · e_{x-1}(q_others(e)) / (t + x),
+with w_x = (x-1)!(n-x)!/n!, and passes on S · Π_e q_e.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any, Callable, Optional
+
+from tieaware.errors import bad
+from tieaware.exact import Exact
+from tieaware.params import cutoff, flag
+from tieaware.ranking import Groups, Ranking, flatten, groups
+
+__all__ = ["err", "elementary_symmetric", "slot_weights", "err_group"]
+
+
+def elementary_symmetric(values: Sequence[Any], top: int, one: Any = 1) -> list:
+    """[e_0, ..., e_top] of *values*: the coefficients of Π (1 + v·z), by the O(n·top) recursion.
+
+    >>> elementary_symmetric([Fraction(1, 2), Fraction(1, 3)], 2)
+    [1, Fraction(5, 6), Fraction(1, 6)]
+    """
+    e = [one] + [0 * one] * top
+    for v in values:
+        for m in range(top, 0, -1):
+            e[m] = e[m] + v * e[m - 1]
+    return e
+
+
+def slot_weights(n: int, slots: int, number: Callable[[int], Any] = Fraction) -> list:
+    """w_x = (x-1)!(n-x)!/n! for x = 1..slots: P(at slot x) / C(n-1, x-1).
+
+    >>> slot_weights(3, 3)
+    [Fraction(1, 3), Fraction(1, 6), Fraction(1, 3)]
+    """
+    w = [number(1) / n]
+    for x in range(1, slots):
+        w.append(w[-1] * x / (n - x))
+    return w
+
+
+def err_group(t: int, stops: Sequence[Any], slots: int, number: Callable[[int], Any] = Fraction) -> Any:
+    """Expected Σ_{x<=slots} R_{t+x}/(t+x)·Π_{earlier in group}(1-R) for one group, survival S = 1.
+
+    *stops* are the members' R values.  Members with equal R share one
+    "others" polynomial, so the work is O(distinct R · n²).
+
+    >>> err_group(0, [Fraction(1, 2), Fraction(0)], 2)    # (1/2)·(1/2·1 + 1/2·1/2)
+    Fraction(3, 8)
+    """
+    n = len(stops)
+    w = slot_weights(n, slots, number)
+    total = number(0)
+    for stop, count in Counter(stops).items():
+        if not stop:
+            continue
+        others = list(stops)
+        others.remove(stop)
+        e = elementary_symmetric([1 - s for s in others], slots - 1, number(1))
+        inner = number(0)
+        for x in range(1, slots + 1):
+            inner += w[x - 1] * e[x - 1] / (t + x)
+        total += count * stop * inner
+    return total
+
+
+def _ceiling(gs: Groups, max_label: object) -> int:
+    labels = flatten(gs)
+    for x in labels:
+        if x.denominator != 1:
+            raise bad("ranking", [str(y) for y in labels], "must hold whole-number labels for ERR (R(g) = (2**g - 1)/2**g_max)")
+    top = int(max(labels, default=0))
+    if max_label is None:
+        return max(top, 1)
+    if isinstance(max_label, bool) or not isinstance(max_label, int) or max_label < 1:
+        raise bad("max_label", max_label, "must be an int >= 1 or None")
+    if max_label < top:
+        raise bad("max_label", max_label, f"must be >= the largest label in the ranking ({top})")
+    return max_label
+
+
+def err(r: Ranking, k: Optional[int] = None, *, max_label: Optional[int] = None, exact: bool = True) -> Exact:
+    """Expected ERR@k in closed form; g_max = *max_label*, by default the ranking's largest label (at least 1).
+
+    >>> err([[1, 0]])
+    Fraction(3, 8)
+    >>> err([2, 0], max_label=2)    # R(2) = 3/4 at rank 1
+    Fraction(3, 4)
+
+    Beware: with binary labels and g_max = 1, R(1) = 1/2, so ERR is not
+    reciprocal rank.
+    """
+    gs = groups(r)
+    k_ = cutoff(k, optional=True)
+    g_max = _ceiling(gs, max_label)
+    number = Fraction if flag(exact, "exact") else float
+    scale = number(2**g_max)
+    total, survive, start = number(0), number(1), 0
+    for g in gs:
+        if k_ is not None and start >= k_:
+            break
+        stops = [number(2 ** int(x) - 1) / scale for x in g]
+        slots = len(g) if k_ is None else min(len(g), k_ - start)
+        total += survive * err_group(start, stops, slots, number)
+        for s in stops:
+            survive *= 1 - s
+        start += len(g)
+    return total

@@ -1,0 +1,72 @@
+"""`tieaware check MODULE:FUNCTION MEASURE`: verdict on stdout, exit 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from tieaware.cli import main
+
+MODULE = '''
+from tieaware import fast, from_scores
+
+def stable_ap(scores, labels):
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    hits, total = 0, 0.0
+    for rank, i in enumerate(order, start=1):
+        if labels[i] >= 1:
+            hits += 1
+            total += hits / rank
+    return total / hits if hits else 0.0
+
+def tie_aware_ap(scores, labels):
+    return fast.average_precision(from_scores(scores, labels), exact=False)
+
+not_a_function = 3
+'''
+
+FAST = ["--max-size", "3", "--max-examples", "10"]
+
+
+@pytest.fixture
+def module(tmp_path, monkeypatch):
+    (tmp_path / "mymetrics.py").write_text(MODULE)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "mymetrics.py"
+
+
+def test_conforming_code_exits_0(module, capsys):
+    assert main(["check", "mymetrics:tie_aware_ap", "AP", *FAST]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("mymetrics:tie_aware_ap: AP: conforms")
+
+
+def test_differing_code_exits_1_with_counterexample_and_cause(module, capsys):
+    assert main(["check", "mymetrics:stable_ap", "map", *FAST]) == 1
+    out = capsys.readouterr().out
+    assert "AP: DIFFERS" in out
+    assert "scores   [1.0, 1.0]" in out and "labels   [0, 1]" in out
+    assert "expected 3/4" in out and "cause    input order" in out
+
+
+def test_a_file_path_works_too(module, capsys):
+    assert main(["check", f"{module}:tie_aware_ap", "AP", *FAST]) == 0
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["check", "mymetrics", "AP"], "target must be MODULE:FUNCTION"),
+        (["check", "mymetrics:nope", "AP"], "names no function 'nope'"),
+        (["check", "mymetrics:not_a_function", "AP"], "names something that is not callable"),
+        (["check", "no_such_module_xyz:f", "AP"], "names a module that cannot be imported"),
+        (["check", "./missing.py:f", "AP"], "names the file './missing.py', which does not exist"),
+        (["check", "mymetrics:tie_aware_ap", "XYZ"], "measure is not a known measure"),
+        (["check", "mymetrics:tie_aware_ap", "AP", "--labels", "a,b"], "--labels must be comma-separated ints"),
+        (["check", "mymetrics:tie_aware_ap", "AP", "--max-size", "-2"], "max_size must be an int >= 1, got -2"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(module, capsys, argv, message):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert message in captured.err and captured.err.count("\n") == 1

@@ -1,0 +1,172 @@
+"""The shipped test vectors: valid against the schema, reproducible, consistent, and usable in a few lines."""
+
+from __future__ import annotations
+
+import json
+import math
+import pathlib
+from fractions import Fraction
+
+import jsonschema
+import pytest
+
+from tieaware import TieawareError, from_scores, vectors
+from tieaware.cli import main
+from tieaware.evaluate import compute
+from tieaware.exact import to_decimal
+from tieaware.vectors.generate import FAMILIES, NOTES
+
+PACKAGE = pathlib.Path(vectors.__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def regenerated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("vectors")
+    assert main(["vectors", "--out", str(out)]) == 0
+    return out
+
+
+def test_the_schema_is_a_valid_json_schema():
+    jsonschema.Draft202012Validator.check_schema(vectors.schema())
+
+
+@pytest.mark.parametrize("family", vectors.FAMILIES)
+def test_every_shipped_file_validates_against_the_schema(family):
+    jsonschema.Draft202012Validator(vectors.schema()).validate(vectors.load(family))
+
+
+@pytest.mark.parametrize("family", vectors.FAMILIES)
+def test_regenerating_gives_the_shipped_files_byte_for_byte(family, regenerated):
+    assert (regenerated / f"{family}.json").read_bytes() == (PACKAGE / f"{family}.json").read_bytes()
+
+
+def test_the_families_are_the_generated_ones_and_the_corpus_is_modest():
+    assert set(vectors.FAMILIES) == set(FAMILIES)
+    assert sum((PACKAGE / f"{f}.json").stat().st_size for f in vectors.FAMILIES) < 1_000_000
+
+
+@pytest.mark.parametrize("family", vectors.FAMILIES)
+def test_counts_ids_and_notes_are_consistent(family):
+    doc = vectors.load(family)
+    tests = [t for g in doc["testGroups"] for t in g["tests"]]
+    assert doc["numberOfTests"] == len(tests)
+    assert [t["tcId"] for t in tests] == list(range(1, len(tests) + 1))
+    used = {f for t in tests for f in t["flags"]}
+    assert used == set(doc["notes"])
+    assert all(doc["notes"][f] == NOTES[f] for f in used)
+    for g in doc["testGroups"]:
+        assert all(t["measure"] == g["measure"] for t in g["tests"])
+
+
+@pytest.mark.parametrize("family", vectors.FAMILIES)
+def test_decimal_and_float_agree_with_the_exact_value(family):
+    for case in vectors.iter_cases(family):
+        assert to_decimal(case.exact, 30) == case.expected_decimal
+        assert case.expected_float == float(Fraction(case.expected_decimal)) or math.isclose(
+            case.expected_float, float(Fraction(case.expected_decimal)), rel_tol=1e-15
+        )
+
+
+@pytest.mark.parametrize("family", vectors.FAMILIES)
+def test_scores_and_ranking_describe_the_same_tied_ranking(family):
+    def canonical(r):
+        return [sorted(g) if isinstance(g, list) else g for g in r]
+
+    for case in vectors.iter_cases(family, result=None):
+        if "NegativeLabel" in case.flags:
+            continue
+        assert canonical(from_scores(case.scores, case.labels)) == canonical(case.ranking)
+
+
+def test_flags_mark_what_they_say():
+    [tie_at_cutoff] = [c for c in vectors.iter_cases("precision", measure="P@1") if c.ranking == [[0, 1]]]
+    assert set(tie_at_cutoff.flags) == {"Tied", "AllTied", "TieAtCutoff"}
+    [beyond] = [c for c in vectors.iter_cases("precision", measure="P@4") if c.ranking == [1, 0]]
+    assert set(beyond.flags) == {"Untied", "KBeyondLength"}
+    irrational = list(vectors.iter_cases("ndcg", flags={"Irrational"}))
+    assert irrational and all(not isinstance(c.exact, Fraction) for c in irrational)
+
+
+# Golden values from outside the generator, worked by hand from SPEC §2's definitions.
+@pytest.mark.parametrize(
+    "family, measure, ranking, expected",
+    [
+        # Orderings (0,1) and (1,0): P@1 is 0 or 1.
+        ("precision", "P@1", [[0, 1]], Fraction(1, 2)),
+        # AP of (1,0,1) is (1 + 2/3)/2 = 5/6; of (1,1,0) is 1: mean 11/12.
+        ("average_precision", "AP", [1, [0, 1]], Fraction(11, 12)),
+        # The first relevant document is at rank 1, 2 or 3 with probability 1/3 each: (1 + 1/2 + 1/3)/3.
+        ("reciprocal_rank", "RR", [[0, 0, 1]], Fraction(11, 18)),
+        # Relevant documents in the top 2 of (1, [0, 1]): 1 + 1/2; over num_rel = 2.
+        ("recall", "R@2", [1, [0, 1]], Fraction(3, 4)),
+    ],
+)
+def test_golden_values(family, measure, ranking, expected):
+    [case] = [c for c in vectors.iter_cases(family, measure=measure) if c.ranking == ranking and c.num_rel is None]
+    assert case.exact == expected
+
+
+def test_close_compares_exactly_or_within_tolerance():
+    [case] = [c for c in vectors.iter_cases("reciprocal_rank", measure="RR") if c.ranking == [[0, 0, 1]]]
+    assert case.close(Fraction(11, 18)) and not case.close(Fraction(11, 18) + Fraction(1, 10**30))
+    assert case.close(11 / 18) and not case.close(11 / 18 + 1e-6)
+    assert case.close(11 / 18 + 1e-6, rel_tol=1e-5)
+
+
+# -- the pytest helper, used the way another project would use it ------------------
+
+
+def tie_aware(case):
+    """'Your implementation': here tieaware's own float mode, through the measure name."""
+    return compute(case.measure, from_scores(case.scores, case.labels), num_rel=case.num_rel, ideal=case.ideal, exact=False)
+
+
+@pytest.mark.parametrize("case", vectors.pytest_cases("average_precision"))
+def test_pytest_cases_run_an_implementation(case):
+    assert case.close(tie_aware(case))
+
+
+def test_pytest_cases_have_readable_ids():
+    params = vectors.pytest_cases("f1", flags={"TieAtCutoff"})
+    assert params and all(p.id.startswith("f1-") for p in params)
+    assert all("TieAtCutoff" in p.values[0].flags for p in params)
+
+
+@pytest.mark.parametrize("family", vectors.FAMILIES)
+def test_invalid_inputs_are_refused_by_tieaware(family):
+    invalid = list(vectors.iter_cases(family, result="invalid"))
+    assert invalid
+    for case in invalid:
+        with pytest.raises(TieawareError):
+            compute(case.measure, case.ranking, num_rel=case.num_rel)
+        with pytest.raises(TieawareError, match="is absent"):
+            case.exact
+
+
+@pytest.mark.peers
+def test_sklearn_ndcg_score_agrees_with_the_ndcg_vectors():
+    """An outside check: scikit-learn's ndcg_score averages DCG over ties (linear gain, log2 discount)."""
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    checked = 0
+    for case in vectors.iter_cases("ndcg", flags_excluded={"Exp2Gain", "IdealFromQrels"}):
+        if len(case.labels) < 2 or sum(case.labels) == 0:
+            continue  # sklearn refuses one document, and returns 0 where the ideal DCG is 0 anyway
+        k = None if "@" not in case.measure else int(case.measure.split("@")[1])
+        got = sklearn_metrics.ndcg_score([case.labels], [case.scores], k=k, ignore_ties=False)
+        assert case.close(float(got)), case.id
+        checked += 1
+    assert checked > 100
+
+
+def test_bad_family_and_bad_cli_family():
+    with pytest.raises(TieawareError, match=r"family is not one of .*got 'map'"):
+        vectors.load("map")
+    with pytest.raises(TieawareError, match=r"family is not one of .*got 'map'"):
+        from tieaware.vectors.generate import generate
+
+        generate("/nonexistent-never-written", ["map"])
+
+
+def test_the_json_is_plain_json():
+    text = (PACKAGE / "ndcg.json").read_text(encoding="utf-8")
+    assert json.loads(text) == vectors.load("ndcg")

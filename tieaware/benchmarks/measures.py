@@ -1,0 +1,397 @@
+"""How fast are the tie-aware measures, and what do ties cost?
+
+Three measurements, each a set of ratios taken in one run of this module:
+
+1. **fast vs reference** on a ranking that is one tie group of n = 4..9
+   documents: the closed forms against the enumeration of every ordering.
+2. **tie-aware vs tie-oblivious** on a synthetic run of 50 queries × 1,000
+   documents with heavy ties, per measure, at equal number type: exact
+   tie-aware (Fractions, exact sympy for log discounts) against an exact
+   tie-oblivious baseline, and float tie-aware (``exact=False``) against a
+   float baseline.  McSherry & Najork (2008) report the overhead of ties as
+   negligible, and about 25% for RR.
+3. **wall time** of exact evaluation of all eight measures over that run,
+   against a target of 2 s on a 2-core machine: once in a fresh interpreter
+   (cold caches) and as the best of repeats (warm).
+
+The tie-oblivious baseline is written here, plainly: Python loops over the
+run's labels after breaking ties as trec_eval does (score descending, then
+docno descending), with the same number type as the side it is compared to.
+Both sides take their input in the public input form and normalise it with
+:func:`tieaware.ranking.groups`, so the ratio is the cost of tie handling,
+not of input checks.  Before timing, the baseline is checked to equal
+:mod:`tieaware.fast` on the untied ordering, exactly.
+
+>>> run_ = synthetic_run(queries=2, docs=30)
+>>> len(run_), len(run_[0].labels)
+(2, 30)
+>>> plain_measure("P@10", untied(run_[0]), exact=True) == MEASURES["P@10"](untied(run_[0]), True)
+True
+
+Beware: timings are of this machine at this moment; only the ratios,
+measured side by side in one run, are meant to travel.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from tabulate import tabulate
+from tqdm import tqdm
+
+from tieaware import fast, reference
+from tieaware.exact import Exact, divide
+from tieaware.gains import discounted_sum
+from tieaware.ranking import Ranking, flatten, from_scores, groups
+
+__all__ = [
+    "MEASURES",
+    "Query",
+    "synthetic_run",
+    "tied",
+    "untied",
+    "plain_measure",
+    "exact_wall_time",
+    "run",
+]
+
+#: The eight measures, as tie-aware callables f(ranking, exact).
+MEASURES: dict[str, Callable[[Ranking, bool], Exact]] = {
+    "P@10": lambda r, e: fast.precision(r, 10, exact=e),
+    "R@100": lambda r, e: fast.recall(r, 100, exact=e),
+    "F1@10": lambda r, e: fast.f1(r, 10, exact=e),
+    "AP": lambda r, e: fast.average_precision(r, exact=e),
+    "AP@100": lambda r, e: fast.average_precision(r, 100, exact=e),
+    "RR": lambda r, e: fast.reciprocal_rank(r, exact=e),
+    "nDCG@10": lambda r, e: fast.ndcg(r, 10, exact=e),
+    "nDCG": lambda r, e: fast.ndcg(r, exact=e),
+}
+
+#: The same measures in the reference layer (exact only: it enumerates).
+REFERENCE: dict[str, Callable[[Ranking], Exact]] = {
+    "P@10": lambda r: reference.precision(r, 10),
+    "R@100": lambda r: reference.recall(r, 100),
+    "F1@10": lambda r: reference.f1(r, 10),
+    "AP": lambda r: reference.average_precision(r),
+    "AP@100": lambda r: reference.average_precision(r, 100),
+    "RR": lambda r: reference.reciprocal_rank(r),
+    "nDCG@10": lambda r: reference.ndcg(r, 10),
+    "nDCG": lambda r: reference.ndcg(r),
+}
+
+SEED = 20080330  # ECIR 2008, where McSherry & Najork published the closed forms
+TARGET_SECONDS = 2.0
+
+
+# -- the synthetic run ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query's retrieved documents: docnos, integer scores, graded labels."""
+
+    docnos: tuple[str, ...]
+    scores: tuple[int, ...]
+    labels: tuple[int, ...]
+
+
+def synthetic_run(queries: int = 50, docs: int = 1000, seed: int = SEED) -> list[Query]:
+    """A deterministic run with heavy ties and about 10% relevant documents.
+
+    Scores are integers 0..20, so 1,000 documents fall into about 21 tie
+    groups of about 50; labels are 0 (90%), 1 (7%) or 2 (3%).
+
+    >>> q = synthetic_run(queries=1, docs=5)[0]
+    >>> len(q.docnos), all(0 <= s <= 20 for s in q.scores), set(q.labels) <= {0, 1, 2}
+    (5, True, True)
+    """
+    rng = random.Random(seed)
+    out = []
+    for _ in range(queries):
+        docnos = tuple(f"doc{d:05d}" for d in range(docs))
+        scores = tuple(rng.randint(0, 20) for _ in range(docs))
+        labels = tuple(rng.choices((0, 1, 2), weights=(90, 7, 3), k=docs))
+        out.append(Query(docnos, scores, labels))
+    return out
+
+
+def tied(q: Query) -> Ranking:
+    """The query as a tied ranking: equal scores form a tie group."""
+    return from_scores(list(q.scores), list(q.labels))
+
+
+def untied(q: Query) -> list[Fraction]:
+    """Labels in trec_eval's order: score descending, then docno descending."""
+    order = sorted(zip(q.scores, q.docnos, q.labels), reverse=True)
+    return [Fraction(x) for _, _, x in order]
+
+
+# -- the tie-oblivious baseline -------------------------------------------------
+
+
+def _best_labels(o: Sequence[Fraction], k: int) -> list[Fraction]:
+    # The k best labels, by counting the few distinct ones as tieaware does:
+    # the ideal DCG is the same on both sides, so it should cost the same.
+    counts = Counter((x.numerator, x.denominator) for x in o)
+    ordered = sorted(((Fraction(p, q), n) for (p, q), n in counts.items()), reverse=True)
+    return [x for x, n in ordered for _ in range(n)][:k]
+
+
+def _plain_ndcg(o: Sequence[Fraction], k: int | None, exact: bool) -> Exact:
+    top = o if k is None else o[:k]
+    ideal = _best_labels(o, len(top))
+    if exact:
+        # The exact log2 discount is the one tieaware uses, so both sides
+        # build the same kind of sympy value.
+        got = discounted_sum({j: x for j, x in enumerate(top, 1) if x}, "log2")
+        best = discounted_sum({j: x for j, x in enumerate(ideal, 1) if x}, "log2")
+        return divide(got, best)
+    got_f = sum(float(x) / math.log2(j + 1) for j, x in enumerate(top, 1))
+    best_f = sum(float(x) / math.log2(j + 1) for j, x in enumerate(ideal, 1))
+    return 0.0 if best_f == 0 else got_f / best_f
+
+
+def plain_measure(name: str, ordering: Ranking, exact: bool) -> Exact:
+    """The ordinary, tie-oblivious measure *name* of an untied ordering.
+
+    Fractions when *exact*, floats otherwise; relevant means label >= 1 and
+    num_rel is the relevant documents retrieved, as in :data:`MEASURES`.
+
+    >>> plain_measure("AP", [1, 0, 1], exact=True)
+    Fraction(5, 6)
+    """
+    o = flatten(groups(ordering))  # the same input handling as the tie-aware side
+    one = Fraction(1)
+    ratio: Callable[[int, int], Any] = Fraction if exact else (lambda a, b: a / b)
+    num_rel = sum(1 for x in o if x >= one)
+    if name in ("P@10", "R@100", "F1@10"):
+        k = int(name.split("@")[1])
+        hits = sum(1 for x in o[:k] if x >= one)
+        if name == "P@10":
+            return ratio(hits, k)
+        if name == "R@100":
+            return ratio(0, 1) if num_rel == 0 else ratio(hits, num_rel)
+        return ratio(2 * hits, k + num_rel)
+    if name in ("AP", "AP@100"):
+        if num_rel == 0:
+            return ratio(0, 1)
+        depth = len(o) if name == "AP" else 100
+        total, hits = ratio(0, 1), 0
+        for j, x in enumerate(o[:depth], 1):
+            if x >= one:
+                hits += 1
+                total += ratio(hits, j)
+        return total / num_rel
+    if name == "RR":
+        for j, x in enumerate(o, 1):
+            if x >= one:
+                return ratio(1, j)
+        return ratio(0, 1)
+    if name in ("nDCG@10", "nDCG"):
+        return _plain_ndcg(o, 10 if name == "nDCG@10" else None, exact)
+    raise KeyError(name)
+
+
+# -- timing -------------------------------------------------------------------------
+
+
+def _time(f: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    f()
+    return time.perf_counter() - start
+
+
+def _paired(a: Callable[[], Any], b: Callable[[], Any], repeats: int) -> tuple[list[float], list[float]]:
+    """Time a and b alternately, so that drift in the machine hits both alike."""
+    ta, tb = [], []
+    for _ in range(repeats):
+        ta.append(_time(a))
+        tb.append(_time(b))
+    return ta, tb
+
+
+def _best(f: Callable[[], Any], setup: Callable[[], Any] = lambda: None, budget: float = 0.05, at_least: int = 3) -> float:
+    """The least time of f() over at least *at_least* calls and about *budget* seconds."""
+    times: list[float] = []
+    while len(times) < at_least or sum(times) < budget:
+        setup()
+        times.append(_time(f))
+    return min(times)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+# -- 1. fast vs reference -------------------------------------------------------------
+
+
+def _one_group(n: int) -> Ranking:
+    # Graded labels 0, 1, 2 in turn: n!/(a!b!c!) distinct orderings to enumerate.
+    return [[i % 3 for i in range(n)]]
+
+
+def _clear_reference_cache() -> None:
+    # The reference caches small enumerations; time it as on a fresh ranking.
+    from tieaware.reference import orderings
+
+    clear = getattr(getattr(orderings, "_all_orderings", None), "cache_clear", None)
+    if clear:
+        clear()
+
+
+def fast_vs_reference(sizes: Sequence[int], budget: float) -> str:
+    """Table: reference time / fast time per measure and group size, exact mode."""
+    from tieaware.reference.orderings import count_arrangements
+
+    rows = {name: [name] for name in MEASURES}
+    for n in tqdm(sizes, desc="fast vs reference", disable=None, file=sys.stderr):
+        r = _one_group(n)
+        for name, f in MEASURES.items():
+            ref = REFERENCE[name]
+            if ref(r) != f(r, True):  # also warms what both share (log units, sympy)
+                raise AssertionError(f"fast != reference for {name} on {r}")
+            ref_time = _best(lambda: ref(r), setup=_clear_reference_cache, budget=budget)
+            fast_time = _best(lambda: f(r, True), budget=budget)
+            rows[name].append(f"{ref_time / fast_time:,.0f}×")
+    headers = ["measure"] + [f"n={n} ({count_arrangements(_one_group(n)[0]):,} orderings)" for n in sizes]
+    return tabulate(list(rows.values()), headers=headers, stralign="right")
+
+
+# -- 2. tie-aware vs tie-oblivious -------------------------------------------------------
+
+
+def _check_baseline(queries: Sequence[Query]) -> None:
+    # An honest baseline computes the same numbers as tieaware on an untied ordering.
+    for q in queries[:2]:
+        o = untied(q)
+        for name, f in MEASURES.items():
+            for exact in (True, False):
+                want, got = f(o, exact), plain_measure(name, o, exact)
+                same = want == got if exact else math.isclose(want, got, rel_tol=1e-12, abs_tol=1e-15)
+                if not same:
+                    raise AssertionError(f"baseline {name} (exact={exact}) gives {got}, tieaware gives {want}")
+
+
+def overhead(queries: Sequence[Query], repeats: int) -> str:
+    """Table: tie-aware vs tie-oblivious time per measure, exact and float.
+
+    The first row times, on its own, the input normalisation that both sides
+    include (:func:`tieaware.ranking.groups` on 1,000 labels), so a reader
+    can see how much of each figure it is.
+    """
+    _check_baseline(queries)
+    tied_rs = [tied(q) for q in queries]
+    untied_rs = [untied(q) for q in queries]
+    g_tied, g_untied = _paired(lambda: [groups(r) for r in tied_rs], lambda: [groups(o) for o in untied_rs], repeats)
+    shared_a, shared_p = min(g_tied), min(g_untied)
+    rows = [["input normalisation", "both", _ms(shared_p), _ms(shared_a), f"{shared_a / shared_p:.2f}", ""]]
+    jobs = [(name, exact) for exact in (True, False) for name in MEASURES]
+    for name, exact in tqdm(jobs, desc="tie-aware vs oblivious", disable=None, file=sys.stderr):
+        f = MEASURES[name]
+        aware = lambda: [f(r, exact) for r in tied_rs]  # noqa: E731
+        plain = lambda: [plain_measure(name, o, exact) for o in untied_rs]  # noqa: E731
+        aware(), plain()  # warm caches (log units, sympy) on both sides alike
+        ta, tp = _paired(aware, plain, repeats)
+        rows.append(
+            [
+                name,
+                "exact" if exact else "float",
+                _ms(min(tp)),
+                _ms(min(ta)),
+                f"{min(ta) / min(tp):.2f}",
+                f"{statistics.median(ta) / statistics.median(tp):.2f}",
+            ]
+        )
+    headers = ["measure", "numbers", "oblivious ms", "tie-aware ms", "ratio (min)", "ratio (median)"]
+    return tabulate(rows, headers=headers, stralign="right")
+
+
+# -- 3. wall time of exact evaluation -------------------------------------------------------
+
+
+def exact_wall_time(queries: Sequence[Query]) -> dict[str, float]:
+    """Seconds to evaluate each measure exactly over every query (input already grouped)."""
+    rankings = [tied(q) for q in queries]
+    return {name: _time(lambda: [f(r, True) for r in rankings]) for name, f in MEASURES.items()}
+
+
+def _cold_wall_time(n_queries: int, docs: int) -> dict[str, float]:
+    """exact_wall_time in a fresh interpreter: no warm caches of ours or sympy's."""
+    code = (
+        "import json, sys\n"
+        "from tieaware.benchmarks.measures import exact_wall_time, synthetic_run\n"
+        f"print(json.dumps(exact_wall_time(synthetic_run({n_queries}, {docs}))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    import json
+
+    return json.loads(out.stdout)
+
+
+def wall_time(queries: Sequence[Query], repeats: int) -> str:
+    """Table: seconds for exact evaluation of all measures over the run, cold and warm."""
+    cold = _cold_wall_time(len(queries), len(queries[0].labels))
+    warm_runs = [exact_wall_time(queries) for _ in tqdm(range(repeats), desc="wall time", disable=None, file=sys.stderr)]
+    warm = {name: min(w[name] for w in warm_runs) for name in MEASURES}
+    rows = [[name, f"{cold[name]:.3f}", f"{warm[name]:.3f}"] for name in MEASURES]
+    total_cold, total_warm = sum(cold.values()), min(sum(w.values()) for w in warm_runs)
+    rows.append(["all measures", f"{total_cold:.3f}", f"{total_warm:.3f}"])
+    verdict = "met" if total_cold < TARGET_SECONDS else "NOT met"
+    table = tabulate(rows, headers=["measure", "cold s", "warm s"], stralign="right")
+    return f"{table}\ntarget: all measures, exact, under {TARGET_SECONDS:g} s (cold): {verdict}"
+
+
+# -- the report -----------------------------------------------------------------------------
+
+
+def run(quick: bool = False) -> str:
+    """Run all three measurements; return the printable report.
+
+    *quick* (a smoke run, well under 20 s) uses 10 queries, groups of 4..7
+    and fewer repeats; its figures are rougher but the same in kind.
+    """
+    n_queries = 10 if quick else 50
+    docs = 1000
+    repeats = 2 if quick else 7
+    sizes = range(4, 8) if quick else range(4, 10)
+    queries = synthetic_run(n_queries, docs)
+    groups_per_query = statistics.mean(len(tied(q)) for q in queries[:5])
+    relevant = statistics.mean(sum(1 for x in q.labels if x >= 1) for q in queries)
+    parts = [
+        "## Measures: fast vs reference, tie-aware vs tie-oblivious, exact wall time",
+        f"mode: {'quick' if quick else 'full'}; repeats: {repeats}; timer: time.perf_counter",
+        "",
+        "### fast vs reference (speed-up = reference time / fast time, exact, one tie group)",
+        "labels 0, 1, 2 in turn; reference timed with its enumeration cache cleared; results checked equal",
+        fast_vs_reference(sizes, budget=0.02 if quick else 0.2),
+        "",
+        f"### tie-aware vs tie-oblivious ({n_queries} queries × {docs} documents)",
+        f"scores 0..20 (about {groups_per_query:.0f} tie groups per query), labels 0/1/2, "
+        f"{relevant:.0f} relevant per query on average; seed {SEED}",
+        "oblivious: plain Python loops over the labels in trec_eval order (score, then docno, descending),",
+        "same number type (exact: Fraction + exact sympy log2; float: float), same input normalisation;",
+        "checked equal to tieaware on the untied ordering. ratio = tie-aware time / oblivious time.",
+        overhead(queries, repeats),
+        "",
+        f"### exact evaluation of all measures over the run ({n_queries} queries × {docs} documents)",
+        "cold: first evaluation in a fresh interpreter (imports excluded); warm: best of repeats",
+        wall_time(queries, repeats),
+    ]
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(run(quick="--quick" in sys.argv))
+    print(f"cores: {os.cpu_count()}; python {sys.version.split()[0]}")

@@ -1,0 +1,138 @@
+"""``tieaware check MODULE:FUNCTION MEASURE``: does your code compute the tie-aware value?
+
+The command form of :func:`tieaware.check.implementation`.  It imports
+FUNCTION from MODULE (a dotted module name, or a path to a .py file), runs it
+on exhaustive small tied inputs, near-ties and hypothesis-generated inputs,
+and compares each answer with the exact tie-aware reference.  It prints the
+verdict and, when the code does not conform, the smallest counterexample and
+its likely cause.
+
+Exit status: 0 when the code conforms, 1 when it does not, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+from typing import Any, Callable
+
+from tieaware.check import adapters, implementation
+from tieaware.errors import bad
+
+__all__ = ["add_parser", "run", "load", "ADAPTERS"]
+
+ADAPTERS = ("scores", "qrels-run", "arrays", "command")
+
+_DESCRIPTION = """\
+Check an implementation of an IR measure against the exact tie-aware value:
+the expected value over every ordering of documents with equal scores.
+
+FUNCTION is called as FUNCTION(scores, labels) with parallel lists for one
+query (float scores, equal scores tie; graded int labels) and must return the
+measure's value.  Other calling conventions through --adapter:
+  qrels-run  FUNCTION(qrels, run) with dicts {qid: {doc: label}}, {qid: {doc: score}}
+             (ir_measures / pytrec_eval / ranx style), returning a number or {qid: number}
+  arrays     FUNCTION(y_true, y_score) with 2-D arrays (scikit-learn style)
+  command    TARGET is a command line with {qrels} and {run} placeholders that
+             prints the value (trec_eval style)"""
+
+_EPILOG = """\
+examples:
+  tieaware check mymetrics:average_precision AP
+  tieaware check ./mymetrics.py:ndcg nDCG@10 --max-examples 500
+  tieaware check mylib:evaluate 'P(rel=2)@5' --adapter qrels-run
+  tieaware check 'trec_eval -m map {qrels} {run}' AP --adapter command --pick map
+
+exit status: 0 conforms, 1 differs (counterexample printed), 2 bad input.
+See docs/check.md."""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "check",
+        help="check an implementation of a measure against the exact tie-aware value",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("target", metavar="MODULE:FUNCTION", help="the code to check (or a command line with --adapter command)")
+    parser.add_argument("measure", metavar="MEASURE", help="ir_measures-style name: AP, AP@10, nDCG@5, P(rel=2)@5, RR, ...")
+    parser.add_argument("--adapter", choices=ADAPTERS, default="scores", help="calling convention of the code (default: scores)")
+    parser.add_argument("--pick", metavar="NAME", help="with --adapter command: the measure column to read")
+    parser.add_argument("--max-size", type=int, default=4, metavar="N", help="every tie structure up to N documents (default: 4)")
+    parser.add_argument("--min-size", type=int, default=1, metavar="N", help="skip inputs of fewer documents (default: 1)")
+    parser.add_argument("--max-examples", type=int, default=200, metavar="N", help="hypothesis cases beyond that (default: 200)")
+    parser.add_argument("--rel-tol", type=float, default=1e-9, metavar="X", help="relative tolerance for floats (default: 1e-9)")
+    parser.add_argument("--abs-tol", type=float, default=0.0, metavar="X", help="absolute tolerance for floats (default: 0)")
+    parser.add_argument("--labels", default="0,1,2", metavar="L,L,..", help="graded labels to try (default: 0,1,2)")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def load(target: str) -> Callable[..., Any]:
+    """FUNCTION from ``MODULE:FUNCTION``; MODULE is a dotted name (found from the current directory too) or a .py path."""
+    module_name, colon, function = target.rpartition(":")
+    if not colon or not module_name or not function:
+        raise bad("target", target, "must be MODULE:FUNCTION, e.g. mymetrics:average_precision")
+    if module_name.endswith(".py") or os.sep in module_name:
+        if not os.path.isfile(module_name):
+            raise bad("target", target, f"names the file {module_name!r}, which does not exist")
+        spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(module_name))[0], module_name)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise bad("target", target, f"names a module that cannot be imported ({exc})") from None
+    try:
+        fn = getattr(module, function)
+    except AttributeError:
+        raise bad("target", target, f"names no function {function!r} in {module_name!r}") from None
+    if not callable(fn):
+        raise bad("target", target, "names something that is not callable")
+    return fn
+
+
+def _labels(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise bad("--labels", text, "must be comma-separated ints, e.g. 0,1,2") from None
+    if not values:
+        raise bad("--labels", text, "must name at least one label")
+    return values
+
+
+def _impl(args: argparse.Namespace) -> Callable[[list, list], Any]:
+    if args.adapter == "command":
+        return adapters.from_command(args.target, pick=args.pick)
+    fn = load(args.target)
+    if args.adapter == "qrels-run":
+        return adapters.from_qrels_run(fn)
+    if args.adapter == "arrays":
+        return adapters.from_arrays(fn)
+    return fn
+
+
+def run(args: argparse.Namespace) -> int:
+    impl = _impl(args)
+    result = implementation(
+        impl,
+        args.measure,
+        max_size=args.max_size,
+        min_size=args.min_size,
+        max_examples=args.max_examples,
+        rel_tol=args.rel_tol,
+        abs_tol=args.abs_tol,
+        labels=_labels(args.labels),
+        progress=True,
+    )
+    print(f"{args.target}: {result}")
+    return 0 if result.ok else 1
