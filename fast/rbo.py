@@ -56,7 +56,8 @@ def rbo(S: Any, L: Any, p: Any, *, variant: str = "a", bound: str = "ext", exact
     Beware: the paper's RBO^a is not always the average of bare RBO over
     tie-breakings for MAX and EXT; use :func:`rbo_expected` for that.
     """
-    return getattr(rbo_bounds(S, L, p, variant=variant, exact=exact), bound_name(bound))
+    name = bound_name(bound)  # checked first: a bad bound should not cost a computation
+    return getattr(rbo_bounds(S, L, p, variant=variant, exact=exact), name)
 
 
 def rbo_bounds(S: Any, L: Any, p: Any, *, variant: str = "a", exact: bool = True) -> RBOBounds:
@@ -81,7 +82,8 @@ def rbo_expected(S: Any, L: Any, p: Any, *, bound: str = "ext", exact: bool = Tr
     >>> rbo(["a"], ["a", ("b", "c"), "d"], "0.5", variant="a", bound="max")
     Fraction(15, 16)
     """
-    return getattr(rbo_expected_bounds(S, L, p, exact=exact), bound_name(bound))
+    name = bound_name(bound)
+    return getattr(rbo_expected_bounds(S, L, p, exact=exact), name)
 
 
 def rbo_expected_bounds(S: Any, L: Any, p: Any, *, exact: bool = True) -> RBOBounds:

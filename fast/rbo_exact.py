@@ -20,7 +20,6 @@ between small numbers.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-import math
 from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
@@ -49,34 +48,37 @@ def exact_sum(terms: Iterable[Fraction]) -> Fraction:
 
 
 def power_series(coefficients: dict[int, Fraction], p: Fraction) -> Fraction:
-    """Σ_d coefficients[d]·p^d exactly, with one gcd instead of one per term.
+    """Σ_d coefficients[d]·p^d exactly (d >= 0), by binary splitting.
 
-    With p = a/b, the sum is Σ n_d·a^d·b^(D−d) / (M·b^D), where M is the lcm
-    of the (small) coefficient denominators and D the highest power; the
-    numerator is built by Horner's rule in integers, and only the final
-    Fraction is reduced.  Adding the p^d terms as Fractions instead costs a
-    big gcd per addition: 9 s instead of 0.1 s at 10,000 depths.
+    Adding the terms one by one as Fractions costs a gcd of ever bigger
+    numbers per addition (9 s at 10,000 depths); Horner's rule over a common
+    denominator multiplies big by big at every step.  Splitting the range of
+    powers in halves, and reducing only the final Fraction, takes
+    O(M(n) log n) for n-digit results: 0.1 s at 10,000 depths.
 
     >>> power_series({1: Fraction(1, 2), 2: Fraction(1, 3)}, Fraction(1, 2))
     Fraction(1, 3)
     """
-    terms = {d: q for d, q in coefficients.items() if q}
-    if not terms:
+    items = sorted((d, Fraction(q)) for d, q in coefficients.items() if q)
+    if not items:
         return Fraction(0)
+    if len(items) == 1:  # one term: Fraction's cross-gcds are all small-by-big
+        d, q = items[0]
+        return q * p**d
     a, b = p.numerator, p.denominator
-    lcm = math.lcm(*(q.denominator for q in terms.values()))
-    top = max(terms)
-    numerator, b_power, previous = 0, 1, top
-    for d in sorted(terms, reverse=True):
-        # Step the Horner sum from power `previous` down to d.
-        if d != previous:
-            numerator *= a ** (previous - d)
-            b_power *= b ** (previous - d)
-            previous = d
-        q = terms[d]
-        numerator += q.numerator * (lcm // q.denominator) * b_power
-    numerator *= a**previous
-    return Fraction(numerator, lcm * b**top)
+
+    def split(i: int, j: int) -> tuple[int, int]:
+        # Σ_{i<=k<j} q_k·(a/b)^(d_k-d_i) == N / (Q·b^(d_(j-1)-d_i)); returns (N, Q).
+        if j - i == 1:
+            return items[i][1].numerator, items[i][1].denominator
+        m = (i + j) // 2
+        n1, q1 = split(i, m)
+        n2, q2 = split(m, j)
+        shift = items[j - 1][0] - items[m - 1][0]
+        return n1 * q2 * b**shift + a ** (items[m][0] - items[i][0]) * n2 * q1, q1 * q2
+
+    n, q = split(0, len(items))
+    return Fraction(n * a ** items[0][0], q * b ** items[-1][0])
 
 
 @lru_cache(maxsize=1 << 16)

@@ -11,6 +11,6 @@ so in its scope.  ``tieaware prove`` runs them all; docs/proofs.md lists them.
 from tieaware.proofs.theorem import GENERAL, THEOREMS, ProofFailure, Result, Theorem, bounded, prove_all
 
 # Importing the modules registers their theorems, lemmas first.
-from tieaware.proofs import lemmas, precision, average_precision, reciprocal_rank, dcg  # noqa: E402,F401  isort:skip
+from tieaware.proofs import lemmas, precision, average_precision, reciprocal_rank, dcg, rbo  # noqa: E402,F401  isort:skip
 
 __all__ = ["Theorem", "Result", "ProofFailure", "THEOREMS", "GENERAL", "bounded", "prove_all"]

@@ -30,7 +30,7 @@ from tieaware.fast.groups import Group
 from tieaware.fast.kernels import ap_slot
 from tieaware.fast.measures import average_precision_from
 from tieaware.proofs.lemmas import p_pair, p_relevant
-from tieaware.proofs.theorem import GENERAL, ProofFailure, bounded, same, theorem
+from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, bounded, same, theorem
 from tieaware.structures import compositions
 
 __all__ = ["expected_slot", "expected_ap", "AP_DOCUMENTS", "HARMONIC_BOUND", "prove_ap_slot", "prove_ap_harmonic", "prove_average_precision"]
@@ -80,7 +80,7 @@ _fmt = {name: Symbol(f"{name}_g") for name in ("n", "r", "t", "B")}
     "AP slot",
     "E[rel(j)·P@j] = ap_slot(j, t, B, r, n) for rank j of a group (start t, n, r) below B relevant; n = 1 too.",
     GENERAL,
-    lambda: Eq(Symbol(r"\mathbb{E}[\mathrm{rel}(j)\,P@j]"), ap_slot(j, t, B, r, n2), evaluate=False),
+    lambda: Eq(Tex(r"\mathbb{E}[\mathrm{rel}(j)\,P@j]"), ap_slot(j, t, B, r, n2), evaluate=False),
 )
 def prove_ap_slot(slot: Callable[..., Any] = ap_slot) -> str:
     # General case: symbolic n (not == 1, so pair_fraction's general branch), any slot j = t + i of the group.
@@ -98,7 +98,7 @@ def prove_ap_slot(slot: Callable[..., Any] = ap_slot) -> str:
     f"fast's exact-mode sum over a group's ranks equals Σ_j E[rel(j)·P@j] (t, m <= {HARMONIC_BOUND}).",
     bounded(f"t<={HARMONIC_BOUND}, m<={HARMONIC_BOUND}"),
     lambda: Eq(
-        Symbol(r"\mathrm{ap\_slots}(t+1, t+m)"),
+        Tex(r"\mathrm{ap\_slots}(t+1, t+m)"),
         Sum(ap_slot(j, t, B, r, n2), (j, t + 1, t + Symbol("m"))),
         evaluate=False,
     ),
@@ -119,12 +119,12 @@ def prove_ap_harmonic(group_sum: Optional[Callable[..., Any]] = getattr(measures
     f"E[AP@k] = (1/num_rel)·Σ_groups Σ_(ranks j <= k) ap_slot(j, t, B, r, n), every tie structure of <= {AP_DOCUMENTS} documents.",
     bounded(f"N<={AP_DOCUMENTS}"),
     lambda: Eq(
-        Symbol(r"\mathbb{E}[AP@k]"),
+        Tex(r"\mathbb{E}[AP@k]"),
         Sum(
             Sum(ap_slot(j, _fmt["t"], _fmt["B"], _fmt["r"], _fmt["n"]), (j, _fmt["t"] + 1, sympy.Min(_fmt["t"] + _fmt["n"], Symbol("k")))),
             (Symbol("g"), 1, Symbol("G")),
         )
-        / Symbol(r"\mathrm{num\_rel}"),
+        / Tex(r"\mathrm{num\_rel}"),
         evaluate=False,
     ),
 )

@@ -20,7 +20,6 @@ True
 from __future__ import annotations
 
 import itertools
-import math
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -30,7 +29,7 @@ from sympy import Eq, Function, IndexedBase, Sum, Symbol, factorial
 
 from tieaware import fast
 from tieaware.fast.kernels import mean_gain
-from tieaware.proofs.theorem import GENERAL, bounded, same, theorem
+from tieaware.proofs.theorem import GENERAL, Tex, bounded, same, theorem
 from tieaware.structures import compositions
 
 __all__ = ["DCG_DOCUMENTS", "expected_dcg_terms", "prove_dcg_slot", "prove_dcg", "prove_ndcg"]
@@ -49,7 +48,7 @@ G = sympy.symbols(f"G_0:{DCG_DOCUMENTS}")  # the gain of label l is the symbol G
     "DCG slot",
     "E[gain at any rank of a tie group of n with gains g_1..g_n] = mean_gain(Σ g_i, n), symbolic n and gains.",
     GENERAL,
-    lambda: Eq(Symbol(r"\mathbb{E}[G(o_j)]"), mean_gain(Sum(g[i], (i, 1, n)), n), evaluate=False),
+    lambda: Eq(Tex(r"\mathbb{E}[G(o_j)]"), mean_gain(Sum(g[i], (i, 1, n)), n), evaluate=False),
 )
 def prove_dcg_slot(mean: Callable[..., Any] = mean_gain) -> str:
     # Document i is at the given rank in (n-1)! of the n! orderings of its group.
@@ -99,7 +98,7 @@ _j = Symbol("j")
 
 def _dcg_formula() -> Any:
     ranks = Sum(D(_j), (_j, _fmt["t"] + 1, sympy.Min(_fmt["t"] + _fmt["n"], Symbol("k"))))
-    return Eq(Symbol(r"\mathbb{E}[DCG@k]"), Sum(mean_gain(_fmt["G"], _fmt["n"]) * ranks, (Symbol("h"), 1, Symbol("H"))), evaluate=False)
+    return Eq(Tex(r"\mathbb{E}[DCG@k]"), Sum(mean_gain(_fmt["G"], _fmt["n"]) * ranks, (Symbol("h"), 1, Symbol("H"))), evaluate=False)
 
 
 @theorem(
@@ -116,7 +115,7 @@ def prove_dcg(dcg: Callable[..., Any] = fast.dcg) -> str:
     "nDCG@k",
     f"E[nDCG@k] = E[DCG@k]/IDCG@k: fast.ndcg on every tie structure of <= {DCG_DOCUMENTS} documents.",
     bounded(f"N<={DCG_DOCUMENTS}"),
-    lambda: Eq(Symbol(r"\mathbb{E}[nDCG@k]"), _dcg_formula().rhs / Symbol(r"IDCG@k"), evaluate=False),
+    lambda: Eq(Tex(r"\mathbb{E}[nDCG@k]"), _dcg_formula().rhs / Tex(r"IDCG@k"), evaluate=False),
 )
 def prove_ndcg(ndcg: Callable[..., Any] = fast.ndcg) -> str:
     return _check("nDCG", ndcg, divide_by_ideal=True)

@@ -31,7 +31,7 @@ from tieaware.fast.groups import Group
 from tieaware.fast.kernels import expected_hits
 from tieaware.fast.measures import f1_from, precision_from, recall_from
 from tieaware.proofs.lemmas import mean_hits
-from tieaware.proofs.theorem import GENERAL, ProofFailure, decided, same, theorem
+from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, decided, same, theorem
 
 __all__ = ["cutoff_cases", "expected_hits_at", "prove_precision", "prove_recall", "prove_f1"]
 
@@ -90,7 +90,7 @@ def _hits_formula() -> Any:
     "P@k",
     "E[P@k] = (1/k)·Σ_groups expected_hits(min(n, max(0, k-t)), r, n); ranks past the end are non-relevant.",
     GENERAL,
-    lambda: Eq(Symbol(r"\mathbb{E}[P@k]"), _hits_formula() / _k, evaluate=False),
+    lambda: Eq(Tex(r"\mathbb{E}[P@k]"), _hits_formula() / _k, evaluate=False),
 )
 def prove_precision(kernel: Callable[..., Any] = expected_hits, compose: Callable[..., Any] = precision_from) -> str:
     return _check("P@k", compose, kernel, lambda hits, k: hits / k)
@@ -100,7 +100,7 @@ def prove_precision(kernel: Callable[..., Any] = expected_hits, compose: Callabl
     "R@k",
     "E[R@k] = E[hits@k]/num_rel (num_rel > 0), and 0 when num_rel = 0.",
     GENERAL,
-    lambda: Eq(Symbol(r"\mathbb{E}[R@k]"), _hits_formula() / Symbol(r"\mathrm{num\_rel}"), evaluate=False),
+    lambda: Eq(Tex(r"\mathbb{E}[R@k]"), _hits_formula() / Tex(r"\mathrm{num\_rel}"), evaluate=False),
 )
 def prove_recall(kernel: Callable[..., Any] = expected_hits, compose: Callable[..., Any] = recall_from) -> str:
     detail = _check("R@k", compose, kernel, lambda hits, k: hits / R, R)
@@ -116,7 +116,7 @@ def prove_recall(kernel: Callable[..., Any] = expected_hits, compose: Callable[.
     "F1@k",
     "E[F1@k] = 2·E[hits@k]/(k + num_rel): F1 = 2·hits/(k + num_rel) is linear in hits.",
     GENERAL,
-    lambda: Eq(Symbol(r"\mathbb{E}[F_1@k]"), 2 * _hits_formula() / (_k + Symbol(r"\mathrm{num\_rel}")), evaluate=False),
+    lambda: Eq(Tex(r"\mathbb{E}[F_1@k]"), 2 * _hits_formula() / (_k + Tex(r"\mathrm{num\_rel}")), evaluate=False),
 )
 def prove_f1(kernel: Callable[..., Any] = expected_hits, compose: Callable[..., Any] = f1_from) -> str:
     return _check("F1@k", compose, kernel, lambda hits, k: 2 * hits / (k + R), R) + ", symbolic num_rel"

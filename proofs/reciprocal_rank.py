@@ -28,7 +28,7 @@ from tieaware.fast.groups import Group
 from tieaware.fast.kernels import rr_group
 from tieaware.fast.measures import reciprocal_rank_from
 from tieaware.proofs.lemmas import p_first_at
-from tieaware.proofs.theorem import bounded, decided, same, theorem
+from tieaware.proofs.theorem import Tex, bounded, decided, same, theorem
 
 __all__ = ["expected_rr", "RR_SLOTS", "RR_TEMPLATE_SLOTS", "prove_rr_group", "prove_reciprocal_rank"]
 
@@ -52,7 +52,7 @@ def expected_rr(t_: Any, r_: Any, n_: Any, slots: int) -> Any:
 def _formula() -> Any:
     s = Symbol("s")
     derived = Sum((binomial(n - x + 1, r) - binomial(n - x, r)) / binomial(n, r) / (t + x), (x, 1, s))
-    return Eq(Symbol(r"\mathrm{rr\_group}(t, r, n, s)"), derived, evaluate=False)
+    return Eq(Tex(r"\mathrm{rr\_group}(t, r, n, s)"), derived, evaluate=False)
 
 
 @theorem(
@@ -95,8 +95,8 @@ def _cases() -> Iterator[tuple[str, list[Group], Optional[Any], Any]]:
     f"E[RR@k] = rr_group of the first group holding a relevant document, with min(n, k-t) slots (<= {RR_TEMPLATE_SLOTS}).",
     bounded(f"s<={RR_TEMPLATE_SLOTS}"),
     lambda: Eq(
-        Symbol(r"\mathbb{E}[RR@k]"),
-        Symbol(r"\mathrm{rr\_group}(t_c, r_c, n_c, \min(n_c, k - t_c))"),
+        Tex(r"\mathbb{E}[RR@k]"),
+        Tex(r"\mathrm{rr\_group}(t_c, r_c, n_c, \min(n_c, k - t_c))"),
         evaluate=False,
     ),
 )

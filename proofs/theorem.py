@@ -39,6 +39,7 @@ __all__ = [
     "prove_all",
     "same",
     "decided",
+    "Tex",
 ]
 
 GENERAL = "general"
@@ -51,6 +52,17 @@ def bounded(bound: str) -> str:
     'bounded(n<=6)'
     """
     return f"bounded({bound})"
+
+
+class Tex(sympy.Symbol):
+    r"""A symbol that prints as the given LaTeX, verbatim: for names like E[P@k] in statements.
+
+    >>> print(sympy.latex(Tex(r"\mathbb{E}[P@k]") / 2))
+    \frac{\mathbb{E}[P@k]}{2}
+    """
+
+    def _latex(self, printer: Any) -> str:
+        return self.name
 
 
 class ProofFailure(AssertionError):

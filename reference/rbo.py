@@ -56,7 +56,8 @@ def rbo(S: Any, L: Any, p: Any, *, variant: str = "a", bound: str = "ext", exact
 
     Beware: p as a float goes through its repr, so 0.9 means exactly 9/10.
     """
-    return getattr(rbo_bounds(S, L, p, variant=variant, exact=exact), bound_name(bound))
+    name = bound_name(bound)  # checked first: a bad bound should not cost a computation
+    return getattr(rbo_bounds(S, L, p, variant=variant, exact=exact), name)
 
 
 def rbo_bounds(S: Any, L: Any, p: Any, *, variant: str = "a", exact: bool = True) -> RBOBounds:
@@ -70,7 +71,10 @@ def rbo_bounds(S: Any, L: Any, p: Any, *, variant: str = "a", exact: bool = True
     variant = variant_name(variant)
     exact = flag(exact, "exact")
     compute = {"w": _sports, "a": _average, "b": _counted}[variant]
-    low, high, ext = compute(short, long, q)
+    low, high, ext = (_surd(v) for v in compute(short, long, q))
+    # Eq. (22)'s ln(1/(1-p)) term, the only transcendental part, added last.
+    x_l = len({e for g in short for e in g} & {e for g in long for e in g})
+    low = low + Surd.log_term(x_l * (1 - q) / q)
     values = [v.value(q) for v in (low, high, ext, high - low)]
     return RBOBounds(*(values if exact else [to_float(v) for v in values]))
 
@@ -78,20 +82,23 @@ def rbo_bounds(S: Any, L: Any, p: Any, *, variant: str = "a", exact: bool = True
 # --- shared by all variants: the three sections of the paper's Eq. (12) ----
 
 
-def _finish(agreements: dict[str, list[Any]], s: int, l: int, x_l: int, a_s: Any, p: Fraction) -> list[Surd]:
+def _finish(agreements: dict[str, list[Any]], s: int, l: int, x_l: int, a_s: Any, p: Fraction) -> list[Any]:
     """(1-p)/p · (Σ_{d<=l} A_d p^d + third section), for min, max and ext.
+
+    MIN leaves out its X_l·ln(1/(1-p)) term, which :func:`rbo_bounds` adds,
+    so that variants w and a stay in plain Fractions until then.
 
     The third section (depths > l) is the same for every variant: all seen
     items are active there.  MIN: no new overlap (Eq. 22); MAX: every unseen
     item matches, +2 per depth until depth f = l + s - X_l (Eq. 23); EXT: the
     agreement at l, with S's unseen items matching at rate A_s (Eq. 24).
     """
-    seen = {bound: sum((_surd(a) * p**d for d, a in enumerate(values, 1)), Surd()) for bound, values in agreements.items()}
+    seen = {bound: sum(a * p**d for d, a in enumerate(values, 1)) for bound, values in agreements.items()}
     harmonic = sum(p**d / d for d in range(1, l + 1))
-    low = seen["min"] + Surd.log_term(Fraction(x_l)) - x_l * harmonic
+    low = seen["min"] - x_l * harmonic
     f = l + s - x_l
     high = seen["max"] + sum(Fraction(2 * d - l - s + x_l, d) * p**d for d in range(l + 1, f + 1)) + p ** (f + 1) / (1 - p)
-    ext = seen["ext"] + (_surd(a_s) * (l - s) + x_l) * (p ** (l + 1) / (1 - p) / l)
+    ext = seen["ext"] + (a_s * (l - s) + x_l) * (p ** (l + 1) / (1 - p) / l)
     return [bound * ((1 - p) / p) for bound in (low, high, ext)]
 
 
@@ -114,7 +121,7 @@ def _guard(count: int, what: str) -> None:
 # --- variant w: sports-ranking sets ----------------------------------------
 
 
-def _sports(S: Groups, L: Groups, p: Fraction) -> list[Surd]:
+def _sports(S: Groups, L: Groups, p: Fraction) -> list[Fraction]:
     s, l = _length(S), _length(L)
     top_S, top_L = _top_ranks(S), _top_ranks(L)
     S_all = set(top_S)
@@ -148,14 +155,14 @@ def _top_ranks(groups: Groups) -> dict[Any, int]:
 # --- variant a: average over every tie-breaking of bare RBO ----------------
 
 
-def _average(S: Groups, L: Groups, p: Fraction) -> list[Surd]:
+def _average(S: Groups, L: Groups, p: Fraction) -> list[Fraction]:
     s, l = _length(S), _length(L)
     profiles = _overlap_profiles(S, L)
     total = sum(profiles.values())
-    result = [Surd(), Surd(), Surd()]
+    result = [Fraction(0)] * 3
     for overlaps, count in profiles.items():
         for i, value in enumerate(_bare(overlaps, s, l, p)):
-            result[i] = result[i] + value * Fraction(count, total)
+            result[i] += value * Fraction(count, total)
     return result
 
 
@@ -177,7 +184,7 @@ def _overlap_profiles(S: Groups, L: Groups) -> Counter[tuple[int, ...]]:
     return profiles
 
 
-def _bare(overlaps: tuple[int, ...], s: int, l: int, p: Fraction) -> list[Surd]:
+def _bare(overlaps: tuple[int, ...], s: int, l: int, p: Fraction) -> list[Fraction]:
     """Bare RBO bounds (Webber et al. 2010) of two untied orderings.
 
     overlaps[d-1] = |S_:d ∩ L_:d|, where S_:d is all of S once d > s.

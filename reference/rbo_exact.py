@@ -70,7 +70,7 @@ class Surd:
             terms[key] = terms.get(key, Fraction(0)) + c
         return Surd(terms={key: c for key, c in terms.items() if c})
 
-    __radd__ = __add__
+    __radd__ = __add__  # so that sum() of Surds may start from 0
 
     def __sub__(self, other: "Surd") -> "Surd":
         return self + other * -1

@@ -38,7 +38,7 @@ def test_quick_report_has_every_section_and_ratio_column(capsys):
         "### exact evaluation of all measures over the run",
     ):
         assert section in out, section
-    for column in ("oblivious ms", "tie-aware ms", "ratio (min)", "ratio (median)", "cold s", "warm s"):
+    for column in ("oblivious ms", "tie-aware ms", "ratio (min)", "ratio (median)", "cold wall s", "cold CPU s", "warm s"):
         assert column in out, column
     assert "orderings)" in out  # fast vs reference columns name each group size
     assert "input normalisation" in out

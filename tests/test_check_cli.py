@@ -22,6 +22,10 @@ def tie_aware_ap(scores, labels):
     return fast.average_precision(from_scores(scores, labels), exact=False)
 
 not_a_function = 3
+
+def listed_order_rbo(S, L):
+    from tieaware.reference.rbo import rbo
+    return float(rbo(S, L, "0.9", variant="a", bound="ext"))
 '''
 
 FAST = ["--max-size", "3", "--max-examples", "10"]
@@ -70,3 +74,10 @@ def test_bad_input_exits_2_with_one_line(module, capsys, argv, message):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert message in captured.err and captured.err.count("\n") == 1
+
+
+def test_rbo_through_the_untied_adapter(module, capsys):
+    argv = ["check", "mymetrics:listed_order_rbo", "RBO(p=0.9, variant=a, bound=ext)", "--adapter", "rbo-untied", *FAST]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "S        ['a']" in out and "L        [['a', 'b']]" in out and "cause    input order" in out

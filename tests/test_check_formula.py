@@ -187,3 +187,10 @@ def test_a_float_metric_is_refused():
 def test_bad_options_name_the_argument(options, message):
     with pytest.raises(TieawareError, match=message):
         formula(rbp, rbp_tie_aware, **options)
+
+
+def test_progress_bar_option_changes_nothing_but_stderr(capsys):
+    assert formula(rbp, rbp_tie_aware, max_size=3, max_examples=5, progress=True) == formula(
+        rbp, rbp_tie_aware, max_size=3, max_examples=5
+    )
+    assert capsys.readouterr().out == ""

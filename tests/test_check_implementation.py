@@ -312,3 +312,11 @@ def test_min_size_skips_small_inputs():
 def test_bad_arguments_name_the_argument(args, options, message):
     with pytest.raises(TieawareError, match=message):
         implementation(*args, **options)
+
+
+def test_progress_bar_option_changes_nothing_but_stderr(capsys):
+    impl = CORRECT_FLOAT["RR"]
+    quiet = implementation(impl, "RR", **BUDGET)
+    shown = implementation(impl, "RR", progress=True, **BUDGET)
+    assert quiet == shown
+    assert capsys.readouterr().out == ""  # a bar, if any, goes to stderr

@@ -55,7 +55,8 @@ def test_counts_ids_and_notes_are_consistent(family):
     assert used == set(doc["notes"])
     assert all(doc["notes"][f] == NOTES[f] for f in used)
     for g in doc["testGroups"]:
-        assert all(t["measure"] == g["measure"] for t in g["tests"])
+        if g["type"] != "RBOPublicExample":  # one example at every variant and bound
+            assert all(t["measure"] == g["measure"] for t in g["tests"])
 
 
 @pytest.mark.parametrize("family", vectors.FAMILIES)
@@ -67,7 +68,10 @@ def test_decimal_and_float_agree_with_the_exact_value(family):
         )
 
 
-@pytest.mark.parametrize("family", vectors.FAMILIES)
+RANKED = [f for f in vectors.FAMILIES if f != "rbo"]
+
+
+@pytest.mark.parametrize("family", RANKED)
 def test_scores_and_ranking_describe_the_same_tied_ranking(family):
     def canonical(r):
         return [sorted(g) if isinstance(g, list) else g for g in r]
@@ -132,7 +136,7 @@ def test_pytest_cases_have_readable_ids():
     assert all("TieAtCutoff" in p.values[0].flags for p in params)
 
 
-@pytest.mark.parametrize("family", vectors.FAMILIES)
+@pytest.mark.parametrize("family", RANKED)
 def test_invalid_inputs_are_refused_by_tieaware(family):
     invalid = list(vectors.iter_cases(family, result="invalid"))
     assert invalid
@@ -170,3 +174,48 @@ def test_bad_family_and_bad_cli_family():
 def test_the_json_is_plain_json():
     text = (PACKAGE / "ndcg.json").read_text(encoding="utf-8")
     assert json.loads(text) == vectors.load("ndcg")
+
+
+# -- RBO -----------------------------------------------------------------------------
+
+# The official implementation's README (julian-urbano/sigir2024-rbo), quoted in SPEC §3, p = 0.95,
+# x = "red (blue green) yellow pink", y = "(blue red) white (yellow black purple) green", 7 decimals.
+PUBLIC = {
+    ("a", "ext"): 0.6922853, ("a", "min"): 0.3310519, ("a", "max"): 0.8930692, ("a", "res"): 0.5620173,
+    ("w", "ext"): 0.7068257, ("w", "min"): 0.3429684, ("w", "max"): 0.9049857, ("w", "res"): 0.5620173,
+    ("b", "ext"): 0.7207131, ("b", "min"): 0.3509163, ("b", "max"): 0.9129336, ("b", "res"): 0.5620173,
+}  # fmt: skip
+
+
+def test_rbo_public_example_matches_the_official_implementation():
+    cases = list(vectors.iter_cases("rbo", flags={"PublicExample"}))
+    assert {(c.variant, c.bound) for c in cases} == set(PUBLIC)
+    for c in cases:
+        assert round(float(Fraction(c.expected_decimal)), 7) == PUBLIC[(c.variant, c.bound)], c.id
+
+
+def test_rbo_flags_mark_what_they_say():
+    [same] = [c for c in vectors.iter_cases("rbo", measure="RBO(p=0.9, variant=a, bound=ext)") if c.S == ["a"] and c.L == ["a"]]
+    assert set(same.flags) == {"Untied", "Identical"} and same.exact == 1
+    disjoint = list(vectors.iter_cases("rbo", flags={"Disjoint"}, measure="RBO(p=0.9, variant=w, bound=ext)"))
+    assert disjoint and all(c.exact == 0 for c in disjoint)  # no overlap at any depth, and EXT extrapolates 0
+
+
+def webber_ext(S, L, p):
+    """Bare RBO_EXT of two untied lists, Webber et al. eq. 32, in floats: an outside implementation."""
+    if len(S) > len(L):
+        S, L = L, S
+    s, l = len(S), len(L)
+    x = x_s = 0
+    total = 0.0
+    for d in range(1, l + 1):
+        x = len(set(S[: min(d, s)]) & set(L[:d]))
+        if d == s:
+            x_s = x
+        total += x / d * p**d + (x_s * (d - s) / (s * d) * p**d if d > s else 0)
+    return (1 - p) / p * total + ((x - x_s) / l + x_s / s) * p**l
+
+
+@pytest.mark.parametrize("case", vectors.pytest_cases("rbo", flags={"Untied"}, measure="RBO(p=0.9, variant=a, bound=ext)"))
+def test_untied_rbo_vectors_agree_with_webbers_formula(case):
+    assert case.close(webber_ext(case.S, case.L, float(case.p)))

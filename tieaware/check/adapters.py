@@ -7,6 +7,8 @@ Adapters build what other code expects from those two lists:
   ``qrels = {qid: {docno: label}}`` and ``run = {qid: {docno: score}}``;
 - :func:`from_arrays`: a scikit-learn-style function of 2-D arrays
   ``fn(y_true, y_score)``;
+- :func:`rbo_untied`: an RBO function of two plain lists (no ties), for
+  ``RBO(...)`` checks;
 - :func:`from_command`: a command line that reads a TREC qrels file and a
   TREC run file and prints the value (trec_eval and friends).
 
@@ -34,7 +36,7 @@ from typing import Any, Union
 
 from tieaware.errors import bad
 
-__all__ = ["from_qrels_run", "from_arrays", "from_command", "docnos", "qrels_and_run", "trec_files", "QID"]
+__all__ = ["from_qrels_run", "from_arrays", "from_command", "rbo_untied", "docnos", "qrels_and_run", "trec_files", "QID"]
 
 #: The one query every adapter evaluates.
 QID = "q1"
@@ -176,4 +178,23 @@ def from_command(argv_template: Union[str, Sequence[str]], *, pick: Union[str, N
         return _parse_output(done.stdout, pick)
 
     impl.__name__ = os.path.basename(argv[0])
+    return impl
+
+
+def rbo_untied(fn: Callable[[list, list], Any]) -> Callable[[list, list], Any]:
+    """Adapt ``fn(S, L)`` on plain lists of items: tie groups are handed over in their listed order.
+
+    >>> rbo_untied(lambda S, L: (S, L))(["a", ["b", "c"]], [["c", "a"]])
+    (['a', 'b', 'c'], ['c', 'a'])
+    """
+    if not callable(fn):
+        raise bad("fn", fn, "must be a function fn(S, L)")
+
+    def impl(S: list, L: list) -> Any:
+        def flat(r: list) -> list:
+            return [x for g in r for x in (g if isinstance(g, (list, tuple, set, frozenset)) else [g])]
+
+        return fn(flat(S), flat(L))
+
+    impl.__name__ = getattr(fn, "__name__", "rbo_untied")
     return impl

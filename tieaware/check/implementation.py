@@ -46,7 +46,7 @@ from tieaware.check.progress import bar
 from tieaware.check.search import shrunk_failure
 from tieaware.check.verdict import Counterexample, Impl, Judge
 from tieaware.errors import bad
-from tieaware.names import Measure
+from tieaware.names import Measure, parse
 from tieaware.ranking import label
 
 __all__ = ["implementation", "ImplementationResult"]
@@ -113,12 +113,21 @@ def implementation(
 
     *measure* is an ir_measures-style name (``AP@10``, ``nDCG@5``,
     ``P(rel=2)@5``, ``RR``) or a parsed :class:`~tieaware.names.Measure`.
+    For ``RBO(p=0.9, variant=a, bound=ext)`` *impl* is called as ``impl(S, L)``
+    with two rankings instead (see :mod:`tieaware.check.rbo`).
     *min_size* skips smaller inputs (some libraries refuse one document).
     Set *max_examples* to 0 for the exhaustive and near-tie phases only.
     """
     if not callable(impl):
         raise bad("impl", impl, "must be a function impl(scores, labels) -> number")
-    oracle = Oracle(measure)
+    parsed = measure if isinstance(measure, Measure) else parse(measure)
+    if parsed.name == "RBO":  # two rankings in, not scores and labels
+        from tieaware.check.rbo import rbo_implementation
+
+        return rbo_implementation(
+            impl, parsed, max_size=min(max_size, 2), max_examples=max_examples, rel_tol=rel_tol, abs_tol=abs_tol, progress=progress
+        )
+    oracle = Oracle(parsed)
     min_size = _int(min_size, "min_size", 0)
     max_size = _int(max_size, "max_size", min_size)
     near_tie_size = _int(near_tie_size, "near_tie_size", 0)

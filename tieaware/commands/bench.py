@@ -55,7 +55,7 @@ def benchmarks() -> dict[str, Callable[..., str]]:
 
 
 def machine() -> str:
-    """One line naming the machine: cores, CPU, Python, sympy.
+    """One line naming the machine: cores, CPU, load, Python, sympy.
 
     >>> machine().startswith("machine: ")
     True
@@ -63,8 +63,10 @@ def machine() -> str:
     import sympy
 
     cpu = platform.processor() or platform.machine()
+    # Other work on the machine slows every timing; say how busy it was.
+    load = f"; load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
     return (
-        f"machine: {os.cpu_count()} cores ({cpu}), {platform.system()} {platform.release()}; "
+        f"machine: {os.cpu_count()} cores ({cpu}), {platform.system()} {platform.release()}{load}; "
         f"python {platform.python_version()} ({platform.python_implementation()}); sympy {sympy.__version__}"
     )
 

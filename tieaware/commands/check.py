@@ -24,7 +24,7 @@ from tieaware.errors import bad
 
 __all__ = ["add_parser", "run", "load", "ADAPTERS"]
 
-ADAPTERS = ("scores", "qrels-run", "arrays", "command")
+ADAPTERS = ("scores", "qrels-run", "arrays", "command", "rbo-untied")
 
 _DESCRIPTION = """\
 Check an implementation of an IR measure against the exact tie-aware value:
@@ -37,7 +37,10 @@ measure's value.  Other calling conventions through --adapter:
              (ir_measures / pytrec_eval / ranx style), returning a number or {qid: number}
   arrays     FUNCTION(y_true, y_score) with 2-D arrays (scikit-learn style)
   command    TARGET is a command line with {qrels} and {run} placeholders that
-             prints the value (trec_eval style)"""
+             prints the value (trec_eval style)
+For RBO(p=..., variant=..., bound=...) FUNCTION is called as FUNCTION(S, L) with
+two rankings (lists of items; a tie group is a list of items); --adapter
+rbo-untied hands an untied FUNCTION(S, L) the items in their listed order."""
 
 _EPILOG = """\
 examples:
@@ -45,6 +48,7 @@ examples:
   tieaware check ./mymetrics.py:ndcg nDCG@10 --max-examples 500
   tieaware check mylib:evaluate 'P(rel=2)@5' --adapter qrels-run
   tieaware check 'trec_eval -m map {qrels} {run}' AP --adapter command --pick map
+  tieaware check myrbo:rbo_ext 'RBO(p=0.9, variant=a, bound=ext)' --adapter rbo-untied
 
 exit status: 0 conforms, 1 differs (counterexample printed), 2 bad input.
 See docs/check.md."""
@@ -118,6 +122,8 @@ def _impl(args: argparse.Namespace) -> Callable[[list, list], Any]:
         return adapters.from_qrels_run(fn)
     if args.adapter == "arrays":
         return adapters.from_arrays(fn)
+    if args.adapter == "rbo-untied":
+        return adapters.rbo_untied(fn)
     return fn
 
 

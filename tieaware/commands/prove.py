@@ -12,12 +12,14 @@ import argparse
 import sys
 import textwrap
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
 from tieaware.errors import bad
-from tieaware.proofs import THEOREMS, Result
+
+if TYPE_CHECKING:
+    from tieaware.proofs import Result
 
 __all__ = ["add_parser", "run", "table"]
 
@@ -47,7 +49,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def table(results: list[Result], width: int = 64) -> str:
+def table(results: list["Result"], width: int = 64) -> str:
     """The results as a plain-text table, statements wrapped to *width* characters."""
     rows = [
         [r.name, textwrap.fill(r.statement, width), r.scope, f"{r.seconds:.2f}", "proved" if r.proved else "FAILED"]
@@ -57,6 +59,8 @@ def table(results: list[Result], width: int = 64) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tieaware.proofs import THEOREMS  # imported here: `tieaware --help` need not load sympy's proofs
+
     names = list(args.names) or list(THEOREMS)
     for name in names:
         if name not in THEOREMS:

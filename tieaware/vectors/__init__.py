@@ -2,7 +2,7 @@
 
 The package ships one Wycheproof-style JSON file per measure family
 (``precision``, ``recall``, ``f1``, ``average_precision``,
-``reciprocal_rank``, ``ndcg``), validated against ``schema.json``.  Every
+``reciprocal_rank``, ``ndcg``, ``rbo``), validated against ``schema.json``.  Every
 expected value was computed by enumeration (the reference layer) and
 cross-checked against the closed forms (the fast layer).
 
@@ -29,42 +29,23 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from tieaware.errors import bad
 from tieaware.exact import Exact
 
-__all__ = ["FAMILIES", "Vector", "load", "iter_cases", "pytest_cases", "schema"]
+__all__ = ["FAMILIES", "Vector", "RBOVector", "load", "iter_cases", "pytest_cases", "schema"]
 
 #: The shipped families, one JSON file each.
-FAMILIES = ("precision", "recall", "f1", "average_precision", "reciprocal_rank", "ndcg")
+FAMILIES = ("precision", "recall", "f1", "average_precision", "reciprocal_rank", "ndcg", "rbo")
 
 
-@dataclass(frozen=True)
-class Vector:
-    """One test: inputs, the certified value and its flags."""
+class _Certified:
+    """What every test has: an id, an exact expected value, and a comparison."""
 
     family: str
     tc_id: int
-    comment: str
-    flags: tuple[str, ...]
-    #: ir_measures-style name: "P@2", "AP", "nDCG(dcg='exp-log2')@2", ...
-    measure: str
-    #: The input in tieaware's form: labels in rank order, tie groups as lists.
-    ranking: list
-    #: Parallel scores and labels (equal scores tie), in the order to hand them over.
-    scores: list
-    labels: list
-    #: Judged relevant documents, retrieved or not (None: the relevant labels given).
-    num_rel: Optional[int]
-    #: Every judged label for nDCG's ideal ranking (None: the labels given).
-    ideal: Optional[list]
-    #: "p/q" or a sympy expression; None for invalid inputs.
     expected: Optional[str]
-    expected_decimal: Optional[str]
-    expected_float: Optional[float]
-    #: "valid", or "invalid" for inputs a careful implementation refuses.
-    result: str
 
     @property
     def id(self) -> str:
@@ -93,6 +74,55 @@ class Vector:
             return False
         want = approximate(self.exact)
         return abs(Fraction(value) - want) <= max(Fraction(rel_tol) * abs(want), Fraction(abs_tol))
+
+
+@dataclass(frozen=True)
+class Vector(_Certified):
+    """One test of a ranked-list measure: inputs, the certified value and its flags."""
+
+    family: str
+    tc_id: int
+    comment: str
+    flags: tuple[str, ...]
+    #: ir_measures-style name: "P@2", "AP", "nDCG(dcg='exp-log2')@2", ...
+    measure: str
+    #: The input in tieaware's form: labels in rank order, tie groups as lists.
+    ranking: list
+    #: Parallel scores and labels (equal scores tie), in the order to hand them over.
+    scores: list
+    labels: list
+    #: Judged relevant documents, retrieved or not (None: the relevant labels given).
+    num_rel: Optional[int]
+    #: Every judged label for nDCG's ideal ranking (None: the labels given).
+    ideal: Optional[list]
+    #: "p/q" or a sympy expression; None for invalid inputs.
+    expected: Optional[str]
+    expected_decimal: Optional[str]
+    expected_float: Optional[float]
+    #: "valid", or "invalid" for inputs a careful implementation refuses.
+    result: str
+
+
+@dataclass(frozen=True)
+class RBOVector(_Certified):
+    """One RBO test: two rankings (a tie group is a list of items), p, variant and bound."""
+
+    family: str
+    tc_id: int
+    comment: str
+    flags: tuple[str, ...]
+    #: "RBO(p=0.9, variant=a, bound=ext)"
+    measure: str
+    S: list
+    L: list
+    #: Exact, as a decimal string: "0.9".
+    p: str
+    variant: str
+    bound: str
+    expected: Optional[str]
+    expected_decimal: Optional[str]
+    expected_float: Optional[float]
+    result: str
 
 
 def _resource(name: str) -> str:
@@ -125,7 +155,7 @@ def iter_cases(
     measure: Optional[str] = None,
     flags: Iterable[str] = (),
     flags_excluded: Iterable[str] = (),
-) -> Iterator[Vector]:
+) -> Iterator[Union[Vector, RBOVector]]:
     """The tests of *family*: only valid ones by default (``result=None`` for all).
 
     *measure* keeps one measure's tests; *flags* keeps tests carrying all of
@@ -139,6 +169,9 @@ def iter_cases(
             if measure is not None and t["measure"] != measure:
                 continue
             if not wanted <= set(t["flags"]) or unwanted & set(t["flags"]):
+                continue
+            if "S" in t:
+                yield _rbo_vector(family, t)
                 continue
             yield Vector(
                 family=family,
@@ -156,6 +189,25 @@ def iter_cases(
                 expected_float=t["expectedFloat"],
                 result=t["result"],
             )
+
+
+def _rbo_vector(family: str, t: dict[str, Any]) -> RBOVector:
+    return RBOVector(
+        family=family,
+        tc_id=t["tcId"],
+        comment=t["comment"],
+        flags=tuple(t["flags"]),
+        measure=t["measure"],
+        S=t["S"],
+        L=t["L"],
+        p=t["p"],
+        variant=t["variant"],
+        bound=t["bound"],
+        expected=t["expected"],
+        expected_decimal=t["expectedDecimal"],
+        expected_float=t["expectedFloat"],
+        result=t["result"],
+    )
 
 
 def pytest_cases(family: str, **filters: Any) -> list:

@@ -5,7 +5,8 @@ every ordering, exact average) and cross-checked, exactly, against the
 **fast** layer's closed forms; a disagreement stops the generation.  The
 corpus is deterministic: the same files, byte for byte, on every run.
 
-Inputs per family: every tie structure of up to 3 documents over labels
+The ``rbo`` family is built by :mod:`tieaware.vectors.generate_rbo`.
+Inputs per other family: every tie structure of up to 3 documents over labels
 {0, 1, 2} at a few cutoffs, plus seeded random rankings of 5 to 9 documents
 (in shuffled input order), plus cases for the family's options (rel=2,
 num_rel beyond the retrieved relevant documents, an ideal ranking from the
@@ -53,7 +54,11 @@ NOTES: dict[str, str] = {
     "Exp2Gain": "nDCG with gain 2^label - 1 (ir_measures' nDCG(dcg='exp-log2')).",
     "Irrational": "The exact value is irrational (log2 discounts); expected is a sympy expression.",
     "ShuffledInput": "The documents are listed in an order other than the rank order.",
-    "Larger": "A random ranking of 5 to 9 documents.",
+    "Larger": "A random ranking of 5 to 9 documents (RBO: a ranking of 4 or more items).",
+    "UnevenLengths": "RBO: the two rankings have different lengths (Webber et al.'s eq. 32 case).",
+    "Disjoint": "RBO: the rankings share no item.",
+    "Identical": "RBO: the two rankings are the same.",
+    "PublicExample": "RBO: the example of the official implementation's README (Corsi & Urbano), p = 0.95.",
     "NegativeLabel": "Invalid: a negative relevance label.",
     "NumRelTooSmall": "Invalid: num_rel is smaller than the relevant documents retrieved.",
 }
@@ -84,6 +89,7 @@ FAMILIES: dict[str, Family] = {
         Family("average_precision", "tie-aware average precision (AP, AP@k)", ("AP", "AP@2"), ("AP(rel=2)", "AP@4"), num_rel=True),
         Family("reciprocal_rank", "tie-aware reciprocal rank (RR, RR@k)", ("RR", "RR@2"), ("RR(rel=2)", "RR@4")),
         Family("ndcg", "tie-aware nDCG with log2 discount (nDCG, nDCG@k)", ("nDCG", "nDCG@2"), ("nDCG(dcg='exp-log2')@2", "nDCG@4"), ideal=True),
+        Family("rbo", "rank-biased overlap with ties (Corsi & Urbano: variants w, a, b; bounds min, max, ext, res)", ()),
     )
 }
 
@@ -265,7 +271,13 @@ def build(family: Family, progress: bool = False) -> dict[str, Any]:
     measures = [(m, True) for m in family.main] + [(m, False) for m in family.extra]
     for measure, main in bar(measures, progress, f"vectors {family.name}", len(measures)):
         groups.append({"type": "TieAwareMeasureTest", "measure": measure, "tests": list(_valid_tests(family, measure, main))})
-    groups.append({"type": "InvalidInputTest", "measure": family.main[0], "tests": list(_invalid_tests(family))})
+    header = _HEADER
+    if family.name == "rbo":  # two rankings in: its own inputs, groups and header
+        from tieaware.vectors.generate_rbo import HEADER, rbo_groups
+
+        groups, header = rbo_groups(), HEADER
+    else:
+        groups.append({"type": "InvalidInputTest", "measure": family.main[0], "tests": list(_invalid_tests(family))})
     tc_id = 0
     used: set[str] = set()
     for g in groups:
@@ -281,7 +293,7 @@ def build(family: Family, progress: bool = False) -> dict[str, Any]:
         "schema": SCHEMA_NAME,
         "generatorVersion": __version__,
         "numberOfTests": tc_id,
-        "header": _HEADER,
+        "header": header,
         "notes": {flag: NOTES[flag] for flag in NOTES if flag in used},
         "testGroups": groups,
     }

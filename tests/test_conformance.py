@@ -1,0 +1,123 @@
+"""`tieaware conformance`: the checker against the real libraries installed (small budgets, for CI)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tieaware import TieawareError
+from tieaware.check.conformance import NOT_INSTALLED, PEERS, Peer, check_peer, markdown, run_all, table
+from tieaware.cli import main
+
+BUDGET = dict(max_size=3, max_examples=10)
+
+
+def _peer(library, call):
+    [peer] = [p for p in PEERS if p.library == library and p.call == call]
+    return peer
+
+
+def _row(library, call):
+    return check_peer(_peer(library, call), **BUDGET)
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("call", ["ndcg_score(k=5, ignore_ties=False)", "dcg_score(k=5, ignore_ties=False)"])
+def test_sklearn_tie_averaging_conforms(call):
+    pytest.importorskip("sklearn")
+    row = _row("scikit-learn", call)
+    assert row.status == "conforms", table([row])
+    assert row.version
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("call", ["ndcg_score(k=5, ignore_ties=True)", "dcg_score(k=5, ignore_ties=True)"])
+def test_sklearn_ignoring_ties_differs_by_reverse_input_order(call):
+    pytest.importorskip("sklearn")
+    row = _row("scikit-learn", call)
+    assert row.status == "differs"
+    # np.argsort(y_score)[::-1]: among equal scores, the later document comes first.
+    assert row.result.diagnosis.cause == "docno"
+
+
+@pytest.mark.peers
+def test_sklearn_average_precision_takes_a_tie_group_as_one_threshold():
+    pytest.importorskip("sklearn")
+    row = _row("scikit-learn", "average_precision_score")
+    assert row.status == "differs"
+    assert row.result.diagnosis.cause == "one threshold"
+    cex = row.result.counterexample
+    # Two tied documents, one relevant: precision at the threshold is 1/2, the tie-aware AP is 3/4.
+    assert (list(cex.labels), cex.got) == ([0, 1], 0.5)
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("library", ["pytrec_eval", "ir_measures"])
+def test_trec_eval_family_breaks_ties_by_docno(library):
+    pytest.importorskip(library)
+    for peer in [p for p in PEERS if p.library == library]:
+        row = check_peer(peer, **BUDGET)
+        assert row.status == "differs", peer.call
+        assert row.result.diagnosis.cause == "docno", (peer.call, table([row]))
+
+
+@pytest.mark.peers
+def test_rbo_package_is_tie_oblivious():
+    pytest.importorskip("rbo")
+    row = _row("rbo", "RankingSimilarity(S, L).rbo_ext(p=0.9)")
+    assert row.status == "differs"
+    assert row.result.diagnosis.cause == "input order"
+
+
+@pytest.mark.peers
+@pytest.mark.slow
+def test_ranx_breaks_ties_by_input_order():
+    pytest.importorskip("ranx")  # numba compiles on first use: slow on a fresh install
+    row = _row("ranx", "map")
+    assert row.status == "differs"
+    assert row.result.diagnosis.cause == "input order"
+
+
+def _missing():
+    raise ImportError("No module named 'nosuchlib'")
+
+
+MISSING = Peer("nosuchlib", "nosuchlib", "map", "AP", _missing)
+
+
+def test_a_library_that_cannot_be_imported_is_not_installed_never_conforms():
+    row = check_peer(MISSING, **BUDGET)
+    assert row.status == NOT_INSTALLED and row.result is None
+    text = table([row])
+    assert "not installed" in text and "conforms" not in text
+    assert "No module named 'nosuchlib'" in text
+
+
+def test_markdown_page_counts_and_tabulates():
+    def right(scores, labels):
+        from tieaware import fast, from_scores
+
+        return fast.average_precision(from_scores(scores, labels), exact=False)
+
+    ok = check_peer(Peer("mine", "mine", "ap", "AP", lambda: right), **BUDGET)
+    page = markdown([ok, check_peer(MISSING, **BUDGET)], **BUDGET)
+    assert "2 calls: 1 conform, 0 differ, 1 not installed." in page
+    rows = [line for line in page.splitlines() if line.startswith("| ")]
+    assert rows[0].split("|")[1].strip() == "library"  # a GitHub table: header first
+    assert any("mine" in r and "| conforms" in r for r in rows)
+    assert any("nosuchlib" in r and "| not installed" in r for r in rows)
+
+
+def test_unknown_library_is_refused():
+    with pytest.raises(TieawareError, match=r"library is not one of .*got 'trec_eval'"):
+        run_all(libraries=["trec_eval"])
+
+
+@pytest.mark.peers
+def test_cli_prints_the_table_and_writes_markdown(tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    page = tmp_path / "conformance.md"
+    argv = ["conformance", "--library", "scikit-learn", "--max-size", "2", "--max-examples", "5", "--markdown", str(page)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "ndcg_score(k=5, ignore_ties=False)" in out and "conforms" in out and "differs" in out
+    assert page.read_text().startswith("# Conformance of IR libraries")

@@ -1,0 +1,253 @@
+"""A proof of the proof checker: every theorem must reject deliberately wrong kernels.
+
+Each wrong kernel below is a plausible slip (the paper's 0/0, an off-by-one,
+a forgotten cutoff, the wrong denominator).  A theorem that still said
+"proved" with one of them would prove nothing.  The last tests edit a
+kernel *inside fast* (monkeypatching the module global that fast's code
+calls) and check that the proofs, which call fast's code, then fail.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from tieaware.fast import kernels
+from tieaware.fast import measures as fm
+from tieaware.fast import rbo as fast_rbo
+from tieaware.fast import rbo_kernels
+from tieaware.fast.kernels import ap_slot, expected_hits, first_relevant_weights, pair_fraction, rr_group
+from tieaware.proofs import THEOREMS
+
+
+def wrong_pair(r, n):
+    return (r - 1) / n  # (r-1)/n in place of (r-1)/(n-1)
+
+
+def wrong_ap_slot(j, t, before, r, n):
+    return r / n * (before + 1 + (j - t - 1) * wrong_pair(r, n)) / j
+
+
+def ap_slot_singleton_ignores_before(j, t, before, r, n):
+    if n == 1:
+        return r / j  # forgets the relevant documents above
+    return ap_slot(j, t, before, r, n)
+
+
+def ap_slot_paper_parenthesis(j, t, before, r, n):
+    # The seed's stray parenthesis: (before + 1)·... read as before + (1 + ...)/j.
+    return r / n * (before + (1 + (j - t - 1) * pair_fraction(r, n)) / j)
+
+
+def precision_divides_by_length(summary, k, *, number, hits):
+    length = summary[-1].start + summary[-1].size
+    return number(fm.hits_from(summary, k, hits=hits)) / min(k, length)  # "divides by n when k > n"
+
+
+def hits_ignore_cutoff(m, r, n):
+    return r  # the whole group counts, even the part past k
+
+
+def recall_by_retrieved(summary, k, num_rel, *, number, hits):
+    retrieved = sum(g.relevant for g in summary)
+    return number(fm.hits_from(summary, k, hits=hits)) / retrieved
+
+
+def recall_no_zero_guard(summary, k, num_rel, *, number, hits):
+    return number(fm.hits_from(summary, k, hits=hits)) / num_rel if num_rel else sympy.nan
+
+
+def f1_without_two(summary, k, num_rel, *, number, hits):
+    return number(fm.hits_from(summary, k, hits=hits)) / (k + num_rel)
+
+
+def ap_forgets_before(summary, k, num_rel, *, number, slot):
+    depth = summary[-1].end if k is None else k
+    total = number(0)
+    for g in summary:
+        if g.start >= depth:
+            break
+        for j in range(g.start + 1, min(g.end, depth) + 1):
+            total += slot(j, g.start, 0, g.relevant, g.size)  # `before` never accumulates
+    return total / num_rel
+
+
+def harmonic_off_by_one(first, last, t, before, r, n):
+    return sum((ap_slot(j, t, before, r, n) for j in range(first + 1, last + 1)), sympy.Integer(0))
+
+
+def rr_ignores_crossing_group(summary, k, *, number, group):
+    for g in summary:
+        if k is not None and g.start >= k:
+            break
+        if g.relevant:
+            if k is not None and g.start + g.size > k:
+                break  # skips the group that crosses k
+            return number(group(g.start, g.relevant, g.size, g.size))
+    return number(0)
+
+
+def rr_counts_slots_past_k(summary, k, *, number, group):
+    for g in summary:
+        if k is not None and g.start >= k:
+            break
+        if g.relevant:
+            return number(group(g.start, g.relevant, g.size, g.size))  # all n slots, even past k
+    return number(0)
+
+
+def rr_group_off_by_one(t, r, n, slots):
+    return sum((w / (t + x + 1) for x, w in enumerate(first_relevant_weights(r, n, slots), start=1)), 0)
+
+
+def survival_off_by_one(x, r, n):
+    return 1 - r / (n - x)
+
+
+def weights_shifted(r, n, slots):
+    return first_relevant_weights(r, n, slots + 1)[1:]
+
+
+def dcg_tie_oblivious(ranking, k, gain, discount):
+    flat = [y for x in ranking for y in (x if isinstance(x, list) else [x])]
+    return fm.dcg(flat, k, gain, discount)
+
+
+def ndcg_unsorted_ideal(ranking, k, gain, discount):
+    flat = [y for x in ranking for y in (x if isinstance(x, list) else [x])]
+    got = fm.dcg(ranking, k, gain, discount)
+    ideal = fm.dcg(flat, k, gain, discount)  # the ranking's own order, not sorted
+    return got / ideal
+
+
+def contribution_off_by_one(t, b, d):
+    return (d - t) / (b - t + 1)
+
+
+def contribution_wrong_branch(t, b, d):
+    if d <= t:  # should be d < t: the group's top rank is already at depth d
+        return 0
+    return rbo_kernels.contribution(t, b, d)
+
+
+def overlap_without_both_crossing(both_active, s_crossing, l_crossing, both_crossing, c_S, c_L):
+    return both_active + c_S * s_crossing + c_L * l_crossing
+
+
+def overlap_sum_not_product(both_active, s_crossing, l_crossing, both_crossing, c_S, c_L):
+    return both_active + c_S * s_crossing + c_L * l_crossing + (c_S + c_L) / 2 * both_crossing
+
+
+def rbo_w_as_a(S, L, p):
+    return fast_rbo.rbo_bounds(S, L, p, variant="w")
+
+
+def rbo_paper_a(S, L, p):
+    return fast_rbo.rbo_bounds(S, L, p, variant="a")
+
+
+WRONG = [
+    ("exchangeability", {"kernel": lambda m, r, n: m * r / (n + 1)}),
+    ("exchangeability", {"kernel": lambda m, r, n: (m + 1) * r / n}),
+    ("pair", {"pair": wrong_pair}),
+    ("pair", {"pair": lambda r, n: r / n}),
+    ("pair", {"pair": lambda r, n: (r - 1) / (n - 1)}),  # the paper's 0/0 at n = 1, unguarded
+    ("hypergeometric mean", {"kernel": lambda m, r, n: m * r / n + (m - 1) * 0 + 1 - 1 + m / n}),
+    ("hypergeometric mean", {"kernel": lambda m, r, n: (m - 1) * r / n}),
+    ("first relevant (recursion)", {"step": survival_off_by_one}),
+    ("first relevant (recursion)", {"step": lambda x, r, n: 1 - r / n}),  # with replacement
+    ("first relevant weights", {"weights": weights_shifted}),
+    ("P@k", {"compose": precision_divides_by_length}),
+    ("P@k", {"kernel": hits_ignore_cutoff}),
+    ("P@k", {"kernel": lambda m, r, n: m * r / (n + 1)}),
+    ("R@k", {"compose": recall_by_retrieved}),
+    ("R@k", {"compose": recall_no_zero_guard}),
+    ("R@k", {"kernel": hits_ignore_cutoff}),
+    ("F1@k", {"compose": f1_without_two}),
+    ("F1@k", {"kernel": hits_ignore_cutoff}),
+    ("AP slot", {"slot": wrong_ap_slot}),
+    ("AP slot", {"slot": ap_slot_singleton_ignores_before}),
+    ("AP slot", {"slot": ap_slot_paper_parenthesis}),
+    ("AP harmonic sum", {"group_sum": harmonic_off_by_one}),
+    ("AP@k", {"slot": wrong_ap_slot}),
+    ("AP@k", {"compose": ap_forgets_before}),
+    ("RR group", {"group": rr_group_off_by_one}),
+    ("RR@k", {"compose": rr_ignores_crossing_group}),
+    ("RR@k", {"compose": rr_counts_slots_past_k}),
+    ("RR@k", {"group": rr_group_off_by_one}),
+    ("DCG slot", {"mean": lambda total, n: total / (n + 1)}),
+    ("DCG slot", {"mean": lambda total, n: total}),
+    ("DCG@k", {"dcg": dcg_tie_oblivious}),
+    ("nDCG@k", {"ndcg": ndcg_unsorted_ideal}),
+    ("RBO contribution", {"crossing": contribution_off_by_one}),
+    ("RBO contribution", {"piecewise": contribution_wrong_branch}),
+    ("RBO^a agreement", {"kernel": overlap_without_both_crossing}),
+    ("RBO^a agreement", {"kernel": overlap_sum_not_product}),
+    ("RBO^a agreement", {"crossing": contribution_off_by_one}),
+    ("RBO^a MIN", {"rbo": rbo_w_as_a}),
+    ("RBO expected", {"rbo": rbo_paper_a}),  # the paper's MAX/EXT are not the expectation
+    ("RBO^a EXT, MAX != E", {"rbo": fast_rbo.rbo_expected_bounds}),  # no counterexample with the true average
+]
+
+
+@pytest.mark.parametrize("name, kernels", WRONG, ids=[f"{n}-{i}" for i, (n, _) in enumerate(WRONG)])
+def test_wrong_kernel_is_rejected(name, kernels):
+    result = THEOREMS[name](**kernels)
+    assert not result.proved, f"{name} accepted a wrong kernel: {result.detail}"
+    assert result.detail
+
+
+def test_every_theorem_has_a_wrong_kernel():
+    assert {name for name, _ in WRONG} == set(THEOREMS)
+
+
+def test_real_kernels_passed_explicitly_are_accepted():
+    # The same call shape with the true kernels proves: the rejections above are about the kernels.
+    assert THEOREMS["pair"](hits=expected_hits, pair=pair_fraction).proved
+    assert THEOREMS["AP slot"](slot=ap_slot).proved
+    assert THEOREMS["RR group"](group=rr_group).proved
+    assert THEOREMS["P@k"](kernel=expected_hits, compose=fm.precision_from).proved
+
+
+# -- editing a kernel inside fast breaks the proofs that go through fast's code -----------
+
+
+def test_editing_pair_fraction_in_fast_breaks_the_ap_proofs(monkeypatch):
+    monkeypatch.setattr(kernels, "pair_fraction", wrong_pair)  # ap_slot calls the module global
+    assert not THEOREMS["AP slot"]().proved
+    assert not THEOREMS["AP@k"]().proved
+
+
+def test_editing_mean_gain_in_fast_breaks_the_dcg_proofs(monkeypatch):
+    monkeypatch.setattr(fm, "mean_gain", lambda total, n: total / (n + 1))  # fast.dcg calls the module global
+    assert not THEOREMS["DCG@k"]().proved
+    assert not THEOREMS["nDCG@k"]().proved
+
+
+def test_editing_survival_step_in_fast_breaks_the_rr_proofs(monkeypatch):
+    monkeypatch.setattr(kernels, "survival_step", survival_off_by_one)
+    assert not THEOREMS["first relevant weights"]().proved
+    assert not THEOREMS["RR group"]().proved
+
+
+def test_a_rejection_names_the_case():
+    detail = THEOREMS["P@k"](compose=precision_divides_by_length).detail
+    assert "k past the end of the ranking" in detail
+
+
+def test_counterexample_values():
+    # Reported values of the RBO counterexample, from the proof's own bare-RBO average.
+    detail = THEOREMS["RBO^a EXT, MAX != E"]().detail
+    assert "expectation 1" in detail and str(Fraction(15, 16)) in detail
+
+
+def test_editing_the_overlap_kernel_in_fast_rbo_breaks_the_rbo_proofs(monkeypatch):
+    monkeypatch.setattr(fast_rbo, "overlap", overlap_sum_not_product)  # fast.rbo's one-pass scan calls it
+    assert not THEOREMS["RBO^a MIN"]().proved
+
+
+def test_editing_the_contribution_kernel_in_fast_rbo_breaks_the_rbo_proofs(monkeypatch):
+    monkeypatch.setattr(fast_rbo, "crossing_contribution", contribution_off_by_one)
+    assert not THEOREMS["RBO^a MIN"]().proved

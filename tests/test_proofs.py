@@ -1,0 +1,124 @@
+"""Every symbolic proof holds with fast's real kernels, and ``tieaware prove`` says so (exit 0).
+
+The proofs themselves are checked in tests/test_proof_checker.py: there each
+theorem is handed deliberately wrong kernels and must reject every one.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from tieaware.cli import main
+from tieaware.proofs import GENERAL, THEOREMS, Result, Theorem, prove_all
+from tieaware.proofs import rbo as rbo_proofs
+from tieaware.reference.rbo import rbo as reference_rbo
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, Result]:
+    return {r.name: r for r in prove_all()}
+
+
+@pytest.mark.parametrize("name", list(THEOREMS))
+def test_theorem_is_proved(results, name):
+    r = results[name]
+    assert r.proved, r.detail
+    assert r.detail  # every proof says what it covered
+
+
+def test_every_family_has_its_theorems():
+    expected = {
+        "exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "RBO contribution",
+        "P@k", "R@k", "F1@k", "AP slot", "AP@k", "RR group", "RR@k", "DCG slot", "DCG@k", "nDCG@k",
+        "RBO^a agreement", "RBO^a MIN", "RBO^a EXT, MAX != E",
+    }  # fmt: skip
+    assert expected <= set(THEOREMS)
+
+
+@pytest.mark.parametrize("name", list(THEOREMS))
+def test_scope_and_latex(name):
+    t = THEOREMS[name]
+    assert isinstance(t, Theorem)
+    assert t.scope == GENERAL or re.fullmatch(r"bounded\(.+\)", t.scope), t.scope
+    assert t.latex and ("=" in t.latex or r"\neq" in t.latex)
+
+
+def test_lemma_scopes_are_honest():
+    # The general results are the ones sympy proves for symbolic sizes; loops over ranks are bounded.
+    for name in ("exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "P@k", "R@k", "F1@k",
+                 "AP slot", "DCG slot", "RBO contribution", "RBO^a agreement"):  # fmt: skip
+        assert THEOREMS[name].scope == GENERAL, name
+    for name in ("first relevant weights", "AP@k", "RR group", "RR@k", "DCG@k", "nDCG@k", "RBO^a MIN"):
+        assert THEOREMS[name].scope.startswith("bounded("), name
+
+
+def test_result_carries_everything(results):
+    r = results["pair"]
+    assert (r.name, r.scope, r.proved) == ("pair", GENERAL, True)
+    assert r.seconds >= 0 and "r" in r.statement
+    assert r.latex == THEOREMS["pair"].latex == sympy.latex(THEOREMS["pair"].formula())
+
+
+def test_cli_prove_exits_zero(capsys):
+    assert main(["prove"]) == 0
+    out = capsys.readouterr().out
+    for name in THEOREMS:
+        assert name in out
+    assert "FAILED" not in out
+    assert f"{len(THEOREMS)} of {len(THEOREMS)} proved" in out
+
+
+def test_cli_prove_latex_and_selection(capsys):
+    assert main(["prove", "pair", "RBO contribution", "--latex"]) == 0
+    out = capsys.readouterr().out
+    assert "2 of 2 proved" in out
+    assert r"$$ \frac{{\binom{n - 2}{r - 2}}}{{\binom{n}{r}}} = \frac{r \left(r - 1\right)}{n \left(n - 1\right)} $$" in out
+
+
+def test_cli_prove_list(capsys):
+    assert main(["prove", "--list"]) == 0
+    assert capsys.readouterr().out.count("\n") == len(THEOREMS)
+
+
+def test_cli_prove_unknown_theorem(capsys):
+    assert main(["prove", "P@q"]) == 2
+    err = capsys.readouterr().err
+    assert "NAME" in err and "P@q" in err
+
+
+def test_cli_prove_fails_on_a_wrong_kernel(monkeypatch, capsys):
+    # The exit code is what CI sees: a failing theorem must make it non-zero.
+    broken = Theorem("broken", "1 = 2", GENERAL, lambda: rbo_proofs.same(1, 2, "one and two"), lambda: sympy.Eq(1, 2, evaluate=False))
+    monkeypatch.setitem(THEOREMS, "broken", broken)
+    assert main(["prove", "broken"]) == 1
+    assert "FAILED broken" in capsys.readouterr().out
+
+
+# -- the proofs' own transcription of bare RBO agrees with the reference layer ----------
+
+
+@pytest.mark.parametrize("p", ["1/2"])  # the proofs use 9/10
+def test_bare_rbo_transcription_matches_reference_on_tie_free_rankings(p):
+    # tieaware.reference.rbo (another engineer's transcription) on tie-free rankings is bare RBO.
+    p = Fraction(p)
+    tie_free = [r for r in rbo_proofs.small_rankings("abcd", 3) if not any(isinstance(g, tuple) for g in r)]
+    checked = 0
+    for S in tie_free:
+        for L in tie_free:
+            if len(S) > len(L):
+                continue
+            mine = rbo_proofs.bare_rbo(S, L, p)
+            for bound in ("min", "max", "ext"):
+                want = reference_rbo(S, L, p, variant="a", bound=bound)
+                assert rbo_proofs.split_log(want, p) == mine[bound], (S, L, bound)
+                checked += 1
+    assert checked == 3 * sum(1 for S in tie_free for L in tie_free if len(S) <= len(L))
+
+
+def test_bare_rbo_uneven_lengths_golden():
+    # SPEC §7: S=[a], L=[a, b], p=0.9 has RBO_EXT exactly 1 (dlukes/rbo's 0.88 is wrong).
+    assert rbo_proofs.bare_rbo(["a"], ["a", "b"], Fraction(9, 10))["ext"] == (Fraction(1), Fraction(0))
