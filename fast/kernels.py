@@ -21,6 +21,8 @@ __all__ = [
     "pair_fraction",
     "ap_slot",
     "survival_step",
+    "first_relevant_step",
+    "rr_step",
     "first_relevant_weights",
     "rr_group",
     "mean_gain",
@@ -86,6 +88,31 @@ def survival_step(x: Num, r: Num, n: Num) -> Num:
     return 1 - r / (n - x + 1)
 
 
+def first_relevant_step(none_yet: Num, x: Num, r: Num, n: Num) -> tuple[Num, Num]:
+    """One step of the paper's recursion: from f(x-1) to (P(first relevant at slot x), f(x)).
+
+    The loops below are folds of this step, so a proof of the step for a
+    symbolic x proves them for every slot count (tieaware.proofs does so).
+
+    >>> from fractions import Fraction as F
+    >>> first_relevant_step(1, 1, F(1), F(3))
+    (Fraction(1, 3), Fraction(2, 3))
+    """
+    still_none = none_yet * survival_step(x, r, n)
+    return none_yet - still_none, still_none
+
+
+def rr_step(total: Num, none_yet: Num, x: Num, t: Num, r: Num, n: Num) -> tuple[Num, Num]:
+    """One slot of rr_group: add P(first relevant at slot x)/(t + x) to *total*; carry f(x).
+
+    >>> from fractions import Fraction as F
+    >>> rr_step(0, 1, 1, 0, F(1), F(2))
+    (Fraction(1, 2), Fraction(1, 2))
+    """
+    weight, still_none = first_relevant_step(none_yet, x, r, n)
+    return total + weight / (t + x), still_none
+
+
 def first_relevant_weights(r: Num, n: Num, slots: int) -> list:
     """P(the first relevant document of the group is at slot x), x = 1..slots.
 
@@ -99,9 +126,8 @@ def first_relevant_weights(r: Num, n: Num, slots: int) -> list:
     weights = []
     none_yet = 1  # f(0, r, n)
     for x in range(1, slots + 1):
-        still_none = none_yet * survival_step(x, r, n)
-        weights.append(none_yet - still_none)
-        none_yet = still_none
+        weight, none_yet = first_relevant_step(none_yet, x, r, n)
+        weights.append(weight)
     return weights
 
 
@@ -115,9 +141,9 @@ def rr_group(t: int, r: Num, n: Num, slots: int) -> Num:
     >>> rr_group(1, F(1), F(3), 3)    # (1/2 + 1/3 + 1/4) / 3
     Fraction(13, 36)
     """
-    total = 0
-    for x, w in enumerate(first_relevant_weights(r, n, slots), start=1):
-        total = total + w / (t + x)
+    total, none_yet = 0, 1  # nothing found yet; f(0, r, n) = 1
+    for x in range(1, slots + 1):
+        total, none_yet = rr_step(total, none_yet, x, t, r, n)
     return total
 
 

@@ -44,21 +44,55 @@ def rbp(r: Ranking, p: object, k: Optional[int] = None, *, rel: object = 1, exac
     Beware: a float *p* is read through its repr, so 0.85 means 17/20.
     """
     gs = groups(r)
-    p_: Any = probability(p)
+    p_ = probability(p)
     k_ = cutoff(k, optional=True)
     t_rel = threshold(rel)
-    number = Fraction if flag(exact, "exact") else float
-    p_ = number(p_)
-    total, start = number(0), 0
+    # (start t, cut e, relevant r, size n) of every group that reaches into the cutoff.
+    spans, start = [], 0
     for g in gs:
         if k_ is not None and start >= k_:
             break
         end = start + len(g) if k_ is None else min(start + len(g), k_)
-        relevant = sum(1 for x in g if x >= t_rel)
-        if relevant:
-            total += rbp_group(p_, start, end, number(relevant), len(g))
+        spans.append((start, end, sum(1 for x in g if x >= t_rel), len(g)))
         start += len(g)
-    return total
+    if not flag(exact, "exact"):
+        pf = float(p_)
+        return sum((rbp_group(pf, t, e, float(rel_), n) for t, e, rel_, n in spans if rel_), 0.0)
+    return _exact_sum(spans, p_)
+
+
+def _exact_sum(spans: list[tuple[int, int, int, int]], p: Fraction) -> Fraction:
+    """Σ (r/n)(p**t - p**e) over the spans, in integers: O(depth) small steps, not O(groups) big powers.
+
+    With p = a/b and D the deepest cut, p**j = X_j / b**D where X_j = a**j·b**(D-j)
+    is an integer; X_j is stepped from one group boundary to the next by
+    multiplying by a**Δ and dividing exactly by b**Δ.  Summing Fractions
+    with denominators b**t instead costs a big gcd per group (seconds at
+    10,000 documents).
+
+    >>> _exact_sum([(0, 2, 1, 2)], Fraction(1, 2)) == rbp_group(Fraction(1, 2), 0, 2, Fraction(1), 2)
+    True
+    """
+    if not spans:
+        return Fraction(0)
+    a, b = p.numerator, p.denominator
+    depth = spans[-1][1]
+    j, x = 0, b**depth
+    per_size: dict[int, int] = {}  # n -> Σ r·(X_t - X_e) over groups of size n
+
+    def at(target: int) -> int:
+        nonlocal j, x
+        if target != j:
+            x = x * a ** (target - j) // b ** (target - j)
+            j = target
+        return x
+
+    for t, e, relevant, n in spans:
+        if relevant:
+            high = at(t)
+            per_size[n] = per_size.get(n, 0) + relevant * (high - at(e))
+    total = sum((Fraction(v, n) for n, v in per_size.items()), Fraction(0))
+    return total / b**depth
 
 
 def rbp_residual(r: Ranking, p: object, k: Optional[int] = None, *, exact: bool = True) -> Exact:

@@ -24,8 +24,8 @@ from typing import Any, Callable
 import sympy
 from sympy import Eq, Product, Sum, binomial, combsimp
 
-from tieaware.fast.kernels import expected_hits, first_relevant_weights, pair_fraction, survival_step
-from tieaware.proofs.theorem import GENERAL, ProofFailure, bounded, same, theorem
+from tieaware.fast.kernels import expected_hits, first_relevant_step, first_relevant_weights, pair_fraction, survival_step
+from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, same, theorem
 
 __all__ = [
     "p_relevant",
@@ -45,7 +45,7 @@ __all__ = [
 n, r, x, m, h = sympy.symbols("n r x m h", integer=True, nonnegative=True)
 n_pos = sympy.Symbol("n", integer=True, positive=True)
 
-#: first_relevant_weights is a loop, so it is checked for every slot count up to this.
+#: The loop of first_relevant_weights is also run for every slot count up to this.
 WEIGHT_SLOTS = 8
 
 
@@ -165,20 +165,28 @@ def prove_first_relevant(step: Callable[..., Any] = survival_step) -> str:
 
 @theorem(
     "first relevant weights",
-    f"first_relevant_weights gives P(first relevant at slot x) = f(x-1) - f(x) for x <= slots <= {WEIGHT_SLOTS}.",
-    bounded(f"slots<={WEIGHT_SLOTS}"),
+    "first_relevant_weights gives P(first relevant at slot x) = f(x-1) - f(x), for every slot count.",
+    GENERAL,
     lambda: Eq(
-        sympy.Symbol("w_x"),
+        Tex(r"w_x"),
         binomial(n - x + 1, r) / binomial(n, r) - binomial(n - x, r) / binomial(n, r),
         evaluate=False,
     ),
 )
-def prove_first_relevant_weights(weights: Callable[..., Any] = first_relevant_weights) -> str:
-    # The kernel is a loop over slots, so the slot count must be a number; n and r stay symbolic.
+def prove_first_relevant_weights(
+    step: Callable[..., Any] = first_relevant_step, weights: Callable[..., Any] = first_relevant_weights
+) -> str:
+    # first_relevant_weights is a fold of first_relevant_step from f(0) = 1.  Loop invariant, by
+    # induction on x: entering step x the carried value is f(x-1); the step must give the weight
+    # f(x-1) - f(x) and carry f(x).  Proved for a symbolic x, hence for every slot count.
+    weight, carried = step(p_none_in_first(x - 1, r, n), x, r, n)
+    same(p_first_at(x, r, n), weight, "the weight of step x")
+    same(p_none_in_first(x, r, n), carried, "the value step x carries")
+    # The fold itself (start value, slot numbering, length), run for every slot count up to a bound.
     for slots in range(1, WEIGHT_SLOTS + 1):
         got = weights(r, n, slots)
         if len(got) != slots:
             raise ProofFailure(f"first_relevant_weights(r, n, {slots}) has {len(got)} weights")
         for x_, w in enumerate(got, start=1):
             same(p_first_at(x_, r, n), w, f"P(first relevant at slot {x_}) with {slots} slots")
-    return f"every slot count 1..{WEIGHT_SLOTS}, symbolic n and r"
+    return f"induction on first_relevant_step for symbolic x, r, n; the fold also run for slots 1..{WEIGHT_SLOTS}"

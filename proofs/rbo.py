@@ -39,6 +39,7 @@ from tieaware.fast.rbo_kernels import contribution, crossing_contribution, overl
 from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, bounded, same, theorem
 
 __all__ = [
+    "p_at_or_above",
     "bare_rbo",
     "expected_bare_rbo",
     "split_log",

@@ -16,7 +16,7 @@ are the lengths of the shorter ranking S and the longer L.
 
 The enumeration refuses more orderings than
 :func:`tieaware.reference.orderings.get_ordering_limit`; raise the limit with
-``with tieaware.reference.ordering_limit(n): ...``.
+``with ordering_limit(n): ...`` (from here or :mod:`tieaware.reference.orderings`).
 
 >>> rbo(["a", "b"], ["b", "a"], "0.5", variant="a", bound="ext")
 Fraction(1, 2)
@@ -35,10 +35,12 @@ from tieaware.errors import TieawareError
 from tieaware.exact import to_float
 from tieaware.params import flag, probability
 from tieaware.rbo_input import Groups, RBOBounds, bound_name, rbo_pair, variant_name
-from tieaware.reference.orderings import get_ordering_limit, orderings
+from tieaware.reference.orderings import get_ordering_limit, ordering_limit, orderings
 from tieaware.reference.rbo_exact import Surd
 
-__all__ = ["rbo", "rbo_bounds", "RBOBounds"]
+# ordering_limit is re-exported so that `tieaware.reference.rbo.ordering_limit(n)`
+# works too; it is the one limit every reference measure shares.
+__all__ = ["rbo", "rbo_bounds", "RBOBounds", "ordering_limit"]
 
 
 def rbo(S: Any, L: Any, p: Any, *, variant: str = "a", bound: str = "ext", exact: bool = True) -> Any:
@@ -157,6 +159,7 @@ def _top_ranks(groups: Groups) -> dict[Any, int]:
 
 def _average(S: Groups, L: Groups, p: Fraction) -> list[Fraction]:
     s, l = _length(S), _length(L)
+    _guard(math.prod(math.factorial(len(g)) for g in S + L), "pairs of orderings")  # before the cache
     profiles = _overlap_profiles(S, L)
     total = sum(profiles.values())
     result = [Fraction(0)] * 3
@@ -173,8 +176,6 @@ def _overlap_profiles(S: Groups, L: Groups) -> Counter[tuple[int, ...]]:
     Bare RBO depends on the orderings only through this sequence, so
     counting equal sequences instead of re-evaluating each is exact.
     """
-    count = math.prod(math.factorial(len(g)) for g in S + L)
-    _guard(count, "pairs of orderings")
     l = _length(L)
     L_orders = list(orderings(L))
     profiles: Counter[tuple[int, ...]] = Counter()

@@ -81,3 +81,8 @@ def test_rbo_through_the_untied_adapter(module, capsys):
     assert main(argv) == 1
     out = capsys.readouterr().out
     assert "S        ['a']" in out and "L        [['a', 'b']]" in out and "cause    input order" in out
+
+
+def test_untied_flag_checks_untied_inputs_only(module, capsys):
+    assert main(["check", "mymetrics:stable_ap", "AP", "--untied", *FAST]) == 0
+    assert "AP: conforms" in capsys.readouterr().out

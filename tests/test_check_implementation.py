@@ -320,3 +320,16 @@ def test_progress_bar_option_changes_nothing_but_stderr(capsys):
     shown = implementation(impl, "RR", progress=True, **BUDGET)
     assert quiet == shown
     assert capsys.readouterr().out == ""  # a bar, if any, goes to stderr
+
+
+def test_untied_only_checks_the_ordinary_measure():
+    stable_ap = WRONG["AP ties by input order"][1]
+    result = implementation(stable_ap, "AP", ties=False, **BUDGET)
+    assert result.ok  # right whenever there are no ties to break
+    off = implementation(WRONG["AP off by one"][1], "AP", ties=False, **BUDGET)
+    assert not off.ok and len(set(off.counterexample.scores)) == len(off.counterexample.scores)
+
+
+def test_ties_must_be_a_bool():
+    with pytest.raises(TieawareError, match=r"ties must be True or False, got 'no'"):
+        implementation(len, "AP", ties="no")

@@ -26,6 +26,7 @@ def test_sklearn_tie_averaging_conforms(call):
     pytest.importorskip("sklearn")
     row = _row("scikit-learn", call)
     assert row.status == "conforms", table([row])
+    assert row.untied.ok
     assert row.version
 
 
@@ -45,6 +46,7 @@ def test_sklearn_average_precision_takes_a_tie_group_as_one_threshold():
     row = _row("scikit-learn", "average_precision_score")
     assert row.status == "differs"
     assert row.result.diagnosis.cause == "one threshold"
+    assert row.untied.ok  # without ties, each document is its own threshold: ordinary AP
     cex = row.result.counterexample
     # Two tied documents, one relevant: precision at the threshold is 1/2, the tie-aware AP is 3/4.
     assert (list(cex.labels), cex.got) == ([0, 1], 0.5)
@@ -58,6 +60,7 @@ def test_trec_eval_family_breaks_ties_by_docno(library):
         row = check_peer(peer, **BUDGET)
         assert row.status == "differs", peer.call
         assert row.result.diagnosis.cause == "docno", (peer.call, table([row]))
+        assert row.untied.ok, (peer.call, str(row.untied))  # right on untied rankings: trec_eval's definitions
 
 
 @pytest.mark.peers
@@ -66,6 +69,7 @@ def test_rbo_package_is_tie_oblivious():
     row = _row("rbo", "RankingSimilarity(S, L).rbo_ext(p=0.9)")
     assert row.status == "differs"
     assert row.result.diagnosis.cause == "input order"
+    assert row.untied.ok  # bare RBO_EXT, uneven lengths included, is right
 
 
 @pytest.mark.peers

@@ -213,8 +213,15 @@ def test_bad_measures(text, shown):
     assert "measure" in str(info.value) and repr(shown) in str(info.value)
 
 
+def test_bad_measures_type():
+    with pytest.raises(TieawareError, match="^measures .*got 3$"):
+        parse_measures(3)
+    with pytest.raises(TieawareError, match="^measure .*got 7$"):
+        parse_measures(["AP", 7])
+
+
 def test_bad_k_R_feature():
-    for k in (0, 17, True, "3"):
+    for k in (0, 13, True, "3"):
         with pytest.raises(TieawareError, match=r"^k .*" + repr(k).replace("(", r"\(")):
             disagreement("P", k=k)
     with pytest.raises(TieawareError, match=r"^R .*, got 2$"):
@@ -277,3 +284,21 @@ def test_command_float_report_lists_pairs_and_changed_counts(k10):
     assert re.search(r"AP +0011111011 +0111101100 +0 +-1 +-1\.11e-16", report)
     assert re.search(r"AP +RBP\(p=0\.5\) +188510 +18\.00 +188502 +17\.99", report)
     assert "every verdict" in disagree._float_report(k10, "fast", "<=", 2)
+
+
+def test_docs_matrix_is_what_we_compute(k10):
+    # docs/disagreement.md §6 prints the exact matrix over the 1,045,506 pairs without all-zeros.
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "disagreement.md").read_text(encoding="utf-8")
+    section = text[text.index("## 6. Comparison with the paper") :]
+    table = section[section.index("|             | P") :].split("\n\n")[0]
+    rows = [line for line in table.splitlines() if re.match(r"\| (P|AP|DCG|nDCG|RR|ERR|RBP [0-9.]+) +\|", line)]
+    names = {"RBP 0.5": "RBP(p=0.5)", "RBP 0.85": "RBP(p=0.85)", "RBP 0.95": "RBP(p=0.95)"}
+    order = [names.get(c, c) for c in ["P", "AP", "DCG", "nDCG", "RR", "ERR", "RBP 0.5", "RBP 0.85", "RBP 0.95"]]
+    assert len(rows) == len(order)
+    for line in rows:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        a = names.get(cells[0], cells[0])
+        for b, shown in zip(order, cells[1:]):
+            assert f"{100 * k10.count(a, b) / (1023 * 1022):.2f}" == (shown if shown != "0" else "0.00"), (a, b)

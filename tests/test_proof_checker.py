@@ -102,6 +102,16 @@ def rr_group_off_by_one(t, r, n, slots):
     return sum((w / (t + x + 1) for x, w in enumerate(first_relevant_weights(r, n, slots), start=1)), 0)
 
 
+def rr_step_off_by_one(total, none_yet, x, t, r, n):
+    weight, still_none = kernels.first_relevant_step(none_yet, x, r, n)
+    return total + weight / (t + x + 1), still_none
+
+
+def step_forgets_to_carry(none_yet, x, r, n):
+    weight, _ = kernels.first_relevant_step(none_yet, x, r, n)
+    return weight, none_yet  # carries f(x-1) instead of f(x)
+
+
 def survival_off_by_one(x, r, n):
     return 1 - r / (n - x)
 
@@ -159,6 +169,7 @@ WRONG = [
     ("first relevant (recursion)", {"step": survival_off_by_one}),
     ("first relevant (recursion)", {"step": lambda x, r, n: 1 - r / n}),  # with replacement
     ("first relevant weights", {"weights": weights_shifted}),
+    ("first relevant weights", {"step": step_forgets_to_carry}),
     ("P@k", {"compose": precision_divides_by_length}),
     ("P@k", {"kernel": hits_ignore_cutoff}),
     ("P@k", {"kernel": lambda m, r, n: m * r / (n + 1)}),
@@ -174,6 +185,7 @@ WRONG = [
     ("AP@k", {"slot": wrong_ap_slot}),
     ("AP@k", {"compose": ap_forgets_before}),
     ("RR group", {"group": rr_group_off_by_one}),
+    ("RR group", {"step": rr_step_off_by_one}),
     ("RR@k", {"compose": rr_ignores_crossing_group}),
     ("RR@k", {"compose": rr_counts_slots_past_k}),
     ("RR@k", {"group": rr_group_off_by_one}),

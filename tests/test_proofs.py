@@ -49,10 +49,10 @@ def test_scope_and_latex(name):
 
 def test_lemma_scopes_are_honest():
     # The general results are the ones sympy proves for symbolic sizes; loops over ranks are bounded.
-    for name in ("exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "P@k", "R@k", "F1@k",
-                 "AP slot", "DCG slot", "RBO contribution", "RBO^a agreement"):  # fmt: skip
+    for name in ("exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "first relevant weights",
+                 "P@k", "R@k", "F1@k", "AP slot", "RR group", "RR@k", "DCG slot", "RBO contribution", "RBO^a agreement"):  # fmt: skip
         assert THEOREMS[name].scope == GENERAL, name
-    for name in ("first relevant weights", "AP@k", "RR group", "RR@k", "DCG@k", "nDCG@k", "RBO^a MIN"):
+    for name in ("AP harmonic sum", "AP@k", "DCG@k", "nDCG@k", "RBO^a MIN", "RBO expected"):
         assert THEOREMS[name].scope.startswith("bounded("), name
 
 

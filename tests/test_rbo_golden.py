@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import sympy
-from hypothesis import given
+from hypothesis import given, settings
 
 from tieaware.errors import TieawareError
 from tieaware.exact import to_float
@@ -253,6 +253,16 @@ def test_webber_eq_32_on_an_uneven_example():
         assert reference_rbo(["a"], ["a", "b"], "0.9", variant=variant) == 1
 
 
+def at_least(larger, smaller):
+    """larger >= smaller, exactly for Fractions, else from 60 digits of the exact difference."""
+    difference = larger - smaller
+    if isinstance(difference, Fraction):
+        return difference >= 0
+    difference = sympy.sympify(difference)
+    return difference == 0 or difference.evalf(60) > 0
+
+
+@settings(max_examples=60)
 @given(rbo_pairs(max_items=8))
 def test_a_is_at_most_b(pair):
     # Paper §3.3 and §6: "A^a is always less than or equal to A^b", so
@@ -261,5 +271,34 @@ def test_a_is_at_most_b(pair):
     S, L = pair
     a, b = fast_bounds(S, L, "0.9", variant="a"), fast_bounds(S, L, "0.9", variant="b")
     for bound in ("min", "max", "ext"):
-        difference = sympy.sympify(getattr(b, bound)) - sympy.sympify(getattr(a, bound))
-        assert difference == 0 or difference.evalf(60) > 0
+        assert at_least(getattr(b, bound), getattr(a, bound))
+
+
+@settings(max_examples=60)
+@given(rbo_pairs(max_items=8))
+def test_b_of_a_ranking_with_itself_is_1(pair):
+    # Paper §6: RBO^b "ensures RBO^b(X, X) = 1", whatever the ties; so does
+    # RBO^w.  RBO^a(X, X) < 1 as soon as X has a tie (not every tie-breaking
+    # pair agrees).
+    X = pair[0]
+    assert fast_rbo(X, X, "0.9", variant="b") == fast_rbo(X, X, "0.9", variant="w") == 1
+    assert reference_rbo(X, X, "0.9", variant="b") == 1
+    tied = any(not isinstance(g, (str, int)) and len(g) > 1 for g in X)
+    assert (fast_rbo(X, X, "0.9", variant="a") < 1) is tied
+
+
+@settings(max_examples=60)
+@given(rbo_pairs(max_items=8))
+def test_min_ext_max_are_ordered_and_within_0_and_1(pair):
+    # Webber et al. (2010): RBO_MIN <= RBO_EXT <= RBO_MAX = RBO_MIN + RBO_RES, all in [0, 1].
+    S, L = pair
+    for bounds in (
+        fast_bounds(S, L, "0.9", variant="w"),
+        fast_bounds(S, L, "0.9", variant="a"),
+        fast_bounds(S, L, "0.9", variant="b"),
+        rbo_expected_bounds(S, L, "0.9"),
+    ):
+        low, ext, high = bounds.min, bounds.ext, bounds.max
+        for smaller, larger in ((Fraction(0), low), (low, ext), (ext, high), (high, Fraction(1))):
+            assert at_least(larger, smaller)
+        assert sympy.sympify(bounds.res - (high - low)) == 0

@@ -13,8 +13,8 @@ equality plus rigorous intervals for the log2 discount), and the counting is
 done with NumPy on the rank arrays.
 
 :func:`float_verdicts` redoes the comparisons the way the paper did: float64
-values, equal when ``|a - b| <= 2**-53``, and lists every pair of vectors on
-which that verdict differs from the exact one.
+values, equal when ``|a - b| <= 2**-53`` (or ``< 2**-53``), and lists every
+pair of vectors on which that verdict differs from the exact one.
 
 >>> result = disagreement(["P", "AP"], k=3, R=3)
 >>> result.vectors[:3], result.pairs
@@ -55,7 +55,11 @@ __all__ = [
     "DEFAULT_MEASURES",
     "FEATURES",
     "IMPLEMENTATIONS",
+    "MAX_K",
 ]
+
+#: The largest vector length: counting keeps a (2**k)**2 sign matrix per measure in memory.
+MAX_K = 12
 
 #: The paper's float equality tolerance.
 EPSILON = 2.0**-53
@@ -159,6 +163,8 @@ def parse_measures(text: Union[str, Sequence[str]]) -> list[MeasureSpec]:
     >>> [m.name for m in parse_measures("AP MRR RBP(p=0.85)")]
     ['AP', 'RR', 'RBP(p=0.85)']
     """
+    if not isinstance(text, (str, list, tuple)):
+        raise bad("measures", text, "must be a string such as 'AP DCG RBP(p=0.5)' or a list of names")
     parts = re.findall(r"[^\s,()]+(?:\([^()]*\))?", text) if isinstance(text, str) else list(text)
     if not parts:
         raise bad("measures", text, "names no measure")
@@ -180,7 +186,6 @@ def parse_measures(text: Union[str, Sequence[str]]) -> list[MeasureSpec]:
     return out
 
 
-
 def binary_vectors(k: int, include_zero: bool = False) -> list[Vector]:
     """Every binary vector of length k, in increasing binary order (rank 1 first); all-zeros only on request.
 
@@ -191,8 +196,9 @@ def binary_vectors(k: int, include_zero: bool = False) -> list[Vector]:
 
 
 def _check_k_R(k: object, R: object) -> tuple[int, int]:
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 16:
-        raise bad("k", k, "must be an int from 1 to 16 (2**k - 1 vectors)")
+    # The sign matrices hold (2**k)**2 bytes each: 16 MB at k = 12, 4 GB at k = 16.
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise bad("k", k, f"must be an int from 1 to {MAX_K} (2**k - 1 vectors, (2**k)**2 pairs)")
     if isinstance(R, bool) or not isinstance(R, int) or R < k:
         raise bad("R", R, f"must be an int >= k ({k}), so that every vector is possible")
     return k, R

@@ -44,8 +44,8 @@ def tie_structure(draw: Any, length: int) -> list[int]:
     """Group sizes of a ranking of *length* items: a random composition.
 
     >>> from hypothesis import find
-    >>> find(tie_structure(3), lambda sizes: len(sizes) == 2)
-    [1, 2]
+    >>> find(tie_structure(3), lambda sizes: len(sizes) == 2) in ([1, 2], [2, 1])
+    True
     """
     sizes = [1]
     for _ in range(length - 1):
@@ -61,8 +61,8 @@ def rbo_rankings(draw: Any, max_items: int = 8, pool: Any = None, max_orderings:
     """One ranking of 1..*max_items* distinct items with random ties.
 
     >>> from hypothesis import find
-    >>> find(rbo_rankings(max_items=3), lambda r: len(r) == 2)
-    [['i0'], ['i1']]
+    >>> len(find(rbo_rankings(max_items=3), lambda r: len(r) == 2))
+    2
     """
     items = draw(st.lists(st.sampled_from(pool or _POOL), min_size=1, max_size=max_items, unique=True))
     sizes = _split_until(draw(tie_structure(len(items))), max_orderings)
@@ -87,8 +87,9 @@ def rbo_pairs(draw: Any, max_items: int = 8, max_orderings: int = 1000) -> tuple
     """Two rankings sharing a pool of items, with at most *max_orderings* tie-breakings.
 
     >>> from hypothesis import find
-    >>> find(rbo_pairs(max_items=5), lambda pair: any(isinstance(g, list) for g in pair[1]))
-    (['i11'], [['i11']])
+    >>> S, L = find(rbo_pairs(max_items=5), lambda pair: any(isinstance(g, list) for g in pair[1]))
+    >>> len(S) >= 1 and any(isinstance(g, list) for g in L)
+    True
     """
     pool = draw(st.lists(st.sampled_from(_POOL), min_size=1, max_size=2 * max_items, unique=True))
     items_S = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=max_items, unique=True))
@@ -107,8 +108,9 @@ def untied_rbo_pairs(draw: Any, max_items: int = 12) -> tuple[list[Any], list[An
     """Two rankings without ties (every group a single item).
 
     >>> from hypothesis import find
-    >>> find(untied_rbo_pairs(), lambda pair: len(pair[1]) > len(pair[0]))
-    (['i0'], ['i0', 'i1'])
+    >>> S, L = find(untied_rbo_pairs(), lambda pair: len(pair[1]) > len(pair[0]))
+    >>> len(L) > len(S) >= 1
+    True
     """
     pool = draw(st.lists(st.sampled_from(_POOL), min_size=1, max_size=2 * max_items, unique=True))
     S = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=max_items, unique=True))

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from tieaware.strategies import tied_rankings
 from tieaware.structures import all_tied_rankings_upto
 
-__all__ = ["Case", "exhaustive", "at_cutoff", "near_ties", "drawn", "float32", "NUDGE"]
+__all__ = ["Case", "exhaustive", "at_cutoff", "near_ties", "drawn", "untied", "float32", "NUDGE"]
 
 #: The gap between near-tied scores: far above double precision (2**-52 near 1)
 #: for scores up to 64, far below float32's (2**-23 near 1).
@@ -97,11 +97,27 @@ def _size(r: list) -> int:
     return sum(len(g) if isinstance(g, list) else 1 for g in r)
 
 
+def untied(case: Case) -> bool:
+    """True when no two scores are equal.
+
+    >>> untied(Case((2.0, 1.0), (0, 1))), untied(Case((1.0, 1.0), (0, 1)))
+    (True, False)
+    """
+    return len(set(case.scores)) == len(case.scores)
+
+
 @st.composite
-def drawn(draw: Any, labels: Sequence[Any], min_size: int, max_size: int) -> Case:
-    """A tied ranking, maybe near-tied, in a shuffled input order; shrinks to short, exact, unshuffled."""
-    r = draw(tied_rankings(min_size=min_size, max_size=max_size, label_strategy=st.sampled_from(list(labels))))
-    case = _case(r, draw(st.booleans()))
+def drawn(draw: Any, labels: Sequence[Any], min_size: int, max_size: int, ties: bool = True) -> Case:
+    """A tied ranking, maybe near-tied, in a shuffled input order; shrinks to short, exact, unshuffled.
+
+    With ``ties=False``, an untied ranking (distinct scores) in a shuffled input order.
+    """
+    label_strategy = st.sampled_from(list(labels))
+    if ties:
+        r = draw(tied_rankings(min_size=min_size, max_size=max_size, label_strategy=label_strategy))
+    else:
+        r = draw(st.lists(label_strategy, min_size=min_size, max_size=max_size))
+    case = _case(r, ties and draw(st.booleans()))
     order = draw(st.permutations(range(len(case.scores))))
     return case.permuted(order)
 

@@ -172,6 +172,8 @@ class Row:
     note: str = ""
     #: Seconds spent checking.
     seconds: float = 0.0
+    #: The check on untied inputs only (None when not run): is it at least the ordinary measure?
+    untied: Optional[ImplementationResult] = None
 
 
 def _version(distribution: str) -> Optional[str]:
@@ -182,14 +184,16 @@ def _version(distribution: str) -> Optional[str]:
 
 
 def check_peer(peer: Peer, **options: Any) -> Row:
-    """Check one peer; a library that cannot be imported gives a "not installed" row."""
+    """Check one peer, on all inputs and on untied inputs only; a library that cannot be imported gives a "not installed" row."""
     try:
         impl = peer.build()
     except ImportError as exc:
         return Row(peer, NOT_INSTALLED, _version(peer.distribution), None, f"{type(exc).__name__}: {exc}")
     start = time.perf_counter()
     result = implementation(impl, peer.measure, **{**options, **peer.options})
-    return Row(peer, CONFORMS if result.ok else DIFFERS, _version(peer.distribution), result, seconds=time.perf_counter() - start)
+    untied = implementation(impl, peer.measure, **{**options, **peer.options, "ties": False})
+    status = CONFORMS if result.ok else DIFFERS
+    return Row(peer, status, _version(peer.distribution), result, seconds=time.perf_counter() - start, untied=untied)
 
 
 def run_all(
@@ -245,12 +249,13 @@ def table(rows: Sequence[Row], tablefmt: str = "simple") -> str:
             r.peer.call,
             r.peer.measure,
             r.status,
+            "" if r.untied is None else (CONFORMS if r.untied.ok else DIFFERS),
             _cause(r),
             _counterexample(r),
         ]
         for r in rows
     ]
-    head = ["library", "call", "tieaware measure", "verdict", "cause", "smallest counterexample"]
+    head = ["library", "call", "tieaware measure", "verdict", "untied inputs", "cause", "smallest counterexample"]
     return tabulate(body, headers=head, tablefmt=tablefmt, disable_numparse=True)
 
 
@@ -269,6 +274,8 @@ def markdown(rows: Sequence[Row], *, max_size: int, max_examples: int) -> str:
         "each compared with the exact tie-aware value (the expected value over every ordering of tied documents)",
         "within a relative 1e-9.  *conforms* means no difference was found; *differs* shows the smallest input",
         "found, and the diagnosed cause.  A library that could not be imported is *not installed*, never *conforms*.",
+        "The *untied inputs* column repeats the check on rankings without ties only (distinct scores, no near-ties):",
+        "there every correct implementation, tie-aware or not, must give the ordinary value.",
         "",
         "Documents are named d000, d001, ... in input order, so `docno` means ties broken in reverse input order,",
         "trec_eval's rule (docno descending), and `input order` means ties kept in the order given (which is also",

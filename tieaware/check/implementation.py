@@ -47,6 +47,7 @@ from tieaware.check.search import shrunk_failure
 from tieaware.check.verdict import Counterexample, Impl, Judge
 from tieaware.errors import bad
 from tieaware.names import Measure, parse
+from tieaware.params import flag
 from tieaware.ranking import label
 
 __all__ = ["implementation", "ImplementationResult"]
@@ -107,6 +108,7 @@ def implementation(
     hypothesis_max_size: int = 12,
     rel_tol: float = 1e-9,
     abs_tol: float = 0.0,
+    ties: bool = True,
     progress: bool = False,
 ) -> ImplementationResult:
     """Check ``impl(scores, labels)`` against the exact tie-aware value of *measure*.
@@ -117,6 +119,8 @@ def implementation(
     with two rankings instead (see :mod:`tieaware.check.rbo`).
     *min_size* skips smaller inputs (some libraries refuse one document).
     Set *max_examples* to 0 for the exhaustive and near-tie phases only.
+    ``ties=False`` checks untied inputs only (distinct scores, no near-ties):
+    does a tie-oblivious library at least compute the ordinary measure?
     """
     if not callable(impl):
         raise bad("impl", impl, "must be a function impl(scores, labels) -> number")
@@ -125,7 +129,14 @@ def implementation(
         from tieaware.check.rbo import rbo_implementation
 
         return rbo_implementation(
-            impl, parsed, max_size=min(max_size, 2), max_examples=max_examples, rel_tol=rel_tol, abs_tol=abs_tol, progress=progress
+            impl,
+            parsed,
+            max_size=min(max_size, 2),
+            max_examples=max_examples,
+            rel_tol=rel_tol,
+            abs_tol=abs_tol,
+            ties=flag(ties, "ties"),
+            progress=progress,
         )
     oracle = Oracle(parsed)
     min_size = _int(min_size, "min_size", 0)
@@ -146,11 +157,15 @@ def implementation(
         return ImplementationResult(cex is None, name, cex, diagnosis, count)
 
     count = 0
+    ties = flag(ties, "ties")
     fixed = [(c, "exhaustive") for c in _cases.exhaustive(max_size, values, min_size)]
     k = oracle.measure.k
     if k is not None and k >= max_size:  # the exhaustive sizes never reach the cutoff: go there
         fixed += [(c, "at cutoff") for c in _cases.at_cutoff(k, max_size, values) if len(c.scores) >= min_size]
-    fixed += [(c, "near-ties") for c in _cases.near_ties(near_tie_size, values, max(min_size, 2))]
+    if ties:
+        fixed += [(c, "near-ties") for c in _cases.near_ties(near_tie_size, values, max(min_size, 2))]
+    else:
+        fixed = [(c, phase) for c, phase in fixed if _cases.untied(c)]
     for case, phase in bar(fixed, progress, f"checking {name}", len(fixed)):
         count += 1
         cex = judge.check(case, phase)
@@ -162,6 +177,6 @@ def implementation(
         drawn[0] += 1
         return judge.check(case, "hypothesis")
 
-    strategy = _cases.drawn(values, min(max(min_size, max_size + 1), top), top)
+    strategy = _cases.drawn(values, min(max(min_size, max_size + 1), top), top, ties)
     cex = shrunk_failure(strategy, check, max_examples)
     return verdict(cex, count + drawn[0])

@@ -99,10 +99,10 @@ def rbo_cases(max_size: int) -> list[RBOCase]:
 
 
 @st.composite
-def _drawn(draw: Any, max_items: int) -> RBOCase:
-    from tieaware.strategies_rbo import rbo_pairs
+def _drawn(draw: Any, max_items: int, ties: bool = True) -> RBOCase:
+    from tieaware.strategies_rbo import rbo_pairs, untied_rbo_pairs
 
-    S, L = draw(rbo_pairs(max_items=max_items, max_orderings=200))
+    S, L = draw(rbo_pairs(max_items=max_items, max_orderings=200) if ties else untied_rbo_pairs(max_items=max_items))
 
     def norm(r: list) -> tuple:
         out = []
@@ -227,9 +227,13 @@ def rbo_implementation(
     hypothesis_max_size: int = 6,
     rel_tol: float = 1e-9,
     abs_tol: float = 0.0,
+    ties: bool = True,
     progress: bool = False,
 ) -> Any:
-    """Check ``impl(S, L)`` against the exact RBO of *measure* (see the module docstring)."""
+    """Check ``impl(S, L)`` against the exact RBO of *measure* (see the module docstring).
+
+    ``ties=False`` checks untied pairs only.
+    """
     from tieaware.check.implementation import ImplementationResult
 
     judge = _RBOJudge(impl, measure, rel_tol=rel_tol, abs_tol=abs_tol)
@@ -238,7 +242,7 @@ def rbo_implementation(
     def verdict(cex: Optional[RBOCounterexample], count: int) -> ImplementationResult:
         return ImplementationResult(cex is None, name, cex, None if cex is None else _diagnose(judge, cex), count)  # type: ignore[arg-type]
 
-    fixed = rbo_cases(max_size)
+    fixed = [c for c in rbo_cases(max_size) if ties or not c.has_ties()]
     for count, case in enumerate(bar(fixed, progress, f"checking {name}", len(fixed)), start=1):
         cex = judge.check_rbo(case, "exhaustive")
         if cex is not None:
@@ -249,6 +253,6 @@ def rbo_implementation(
         drawn[0] += 1
         return judge.check_rbo(case, "hypothesis")
 
-    cex = shrunk_failure(_drawn(hypothesis_max_size), check, max_examples)
+    cex = shrunk_failure(_drawn(hypothesis_max_size, ties), check, max_examples)
     return verdict(cex, len(fixed) + drawn[0])
 

@@ -72,6 +72,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--rel-tol", type=float, default=1e-9, metavar="X", help="relative tolerance for floats (default: 1e-9)")
     parser.add_argument("--abs-tol", type=float, default=0.0, metavar="X", help="absolute tolerance for floats (default: 0)")
     parser.add_argument("--labels", default="0,1,2", metavar="L,L,..", help="graded labels to try (default: 0,1,2)")
+    parser.add_argument("--untied", action="store_true", help="untied inputs only: is it at least the ordinary measure?")
     parser.set_defaults(run=run)
     return parser
 
@@ -138,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
         rel_tol=args.rel_tol,
         abs_tol=args.abs_tol,
         labels=_labels(args.labels),
+        ties=not args.untied,
         progress=True,
     )
     print(f"{args.target}: {result}")

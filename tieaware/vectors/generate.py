@@ -24,7 +24,7 @@ import json
 import os
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from tieaware.check.compare import exact_equal
@@ -77,7 +77,6 @@ class Family:
     #: Does the measure take num_rel (R, F1, AP) or an ideal (nDCG)?
     num_rel: bool = False
     ideal: bool = False
-    header: tuple[str, ...] = field(default=())
 
 
 FAMILIES: dict[str, Family] = {
