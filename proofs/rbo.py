@@ -34,7 +34,7 @@ from typing import Any
 import sympy
 from sympy import Eq, Symbol, summation
 
-from tieaware.fast import rbo as fast_rbo
+from tieaware.fast import rank_biased_overlap as fast_rbo
 from tieaware.fast.rbo_kernels import contribution, crossing_contribution, overlap
 from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, bounded, same, theorem
 

@@ -16,6 +16,7 @@ Fraction(17, 24)
 
 from tieaware.reference.measures import average_precision, dcg, f1, ndcg, precision, recall, reciprocal_rank
 from tieaware.reference.orderings import get_ordering_limit, ordering_limit
+from tieaware.reference.rank_biased_overlap import rbo, rbo_bounds
 
 __all__ = [
     "precision",
@@ -25,6 +26,8 @@ __all__ = [
     "reciprocal_rank",
     "dcg",
     "ndcg",
+    "rbo",
+    "rbo_bounds",
     "ordering_limit",
     "get_ordering_limit",
 ]

@@ -24,7 +24,7 @@ def tie_aware_ap(scores, labels):
 not_a_function = 3
 
 def listed_order_rbo(S, L):
-    from tieaware.reference.rbo import rbo
+    from tieaware.reference.rank_biased_overlap import rbo
     return float(rbo(S, L, "0.9", variant="a", bound="ext"))
 '''
 

@@ -9,7 +9,7 @@ import pytest
 from tieaware import TieawareError
 from tieaware.check import adapters, implementation
 from tieaware.check.rbo import rbo_cases
-from tieaware.reference.rbo import rbo
+from tieaware.reference.rank_biased_overlap import rbo
 
 BUDGET = dict(max_examples=20)
 

@@ -16,7 +16,7 @@ import sympy
 
 from tieaware.fast import kernels
 from tieaware.fast import measures as fm
-from tieaware.fast import rbo as fast_rbo
+from tieaware.fast import rank_biased_overlap as fast_rbo
 from tieaware.fast import rbo_kernels
 from tieaware.fast.kernels import ap_slot, expected_hits, first_relevant_weights, pair_fraction, rr_group
 from tieaware.proofs import THEOREMS

@@ -15,7 +15,7 @@ import sympy
 from tieaware.cli import main
 from tieaware.proofs import GENERAL, THEOREMS, Result, Theorem, prove_all
 from tieaware.proofs import rbo as rbo_proofs
-from tieaware.reference.rbo import rbo as reference_rbo
+from tieaware.reference.rank_biased_overlap import rbo as reference_rbo
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def test_cli_prove_fails_on_a_wrong_kernel(monkeypatch, capsys):
 
 @pytest.mark.parametrize("p", ["1/2"])  # the proofs use 9/10
 def test_bare_rbo_transcription_matches_reference_on_tie_free_rankings(p):
-    # tieaware.reference.rbo (another engineer's transcription) on tie-free rankings is bare RBO.
+    # tieaware.reference.rank_biased_overlap (another engineer's transcription) on tie-free rankings is bare RBO.
     p = Fraction(p)
     tie_free = [r for r in rbo_proofs.small_rankings("abcd", 3) if not any(isinstance(g, tuple) for g in r)]
     checked = 0

@@ -7,7 +7,7 @@ import pytest
 
 from tieaware.cli import main
 from tieaware.exact import to_exact_string
-from tieaware.reference.rbo import rbo as reference_rbo
+from tieaware.reference.rank_biased_overlap import rbo as reference_rbo
 
 RUN_A = """\
 q1 Q0 d1 1 3 r

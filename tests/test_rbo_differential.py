@@ -39,11 +39,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tieaware.exact import to_float
-from tieaware.fast.rbo import rbo_bounds as fast_bounds
-from tieaware.fast.rbo import rbo_expected_bounds
+from tieaware.fast.rank_biased_overlap import rbo_bounds as fast_bounds
+from tieaware.fast.rank_biased_overlap import rbo_expected_bounds
 from tieaware.fast.rbo_exact import coefficients
 from tieaware.rbo_input import rbo_pair
-from tieaware.reference.rbo import rbo_bounds as reference_bounds
+from tieaware.reference.rank_biased_overlap import rbo_bounds as reference_bounds
 from tieaware.strategies_rbo import rbo_pairs
 
 P_MAIN = Fraction(9, 10)

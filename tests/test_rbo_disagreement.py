@@ -13,9 +13,9 @@ from fractions import Fraction
 
 import sympy
 
-from tieaware.fast.rbo import rbo_bounds as fast_bounds
-from tieaware.fast.rbo import rbo_expected_bounds
-from tieaware.reference.rbo import rbo_bounds as reference_bounds
+from tieaware.fast.rank_biased_overlap import rbo_bounds as fast_bounds
+from tieaware.fast.rank_biased_overlap import rbo_expected_bounds
+from tieaware.reference.rank_biased_overlap import rbo_bounds as reference_bounds
 
 
 def compositions(n):

@@ -9,10 +9,10 @@ from fractions import Fraction
 import pytest
 
 from tieaware.errors import TieawareError
-from tieaware.fast.rbo import rbo as fast_rbo
-from tieaware.fast.rbo import rbo_expected
+from tieaware.fast.rank_biased_overlap import rbo as fast_rbo
+from tieaware.fast.rank_biased_overlap import rbo_expected
 from tieaware.rbo_input import from_string, rbo_pair, tie_groups, to_string
-from tieaware.reference.rbo import rbo as reference_rbo
+from tieaware.reference.rank_biased_overlap import rbo as reference_rbo
 
 LAYERS = [
     pytest.param(reference_rbo, id="reference"),

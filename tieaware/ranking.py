@@ -36,6 +36,9 @@ def label(value: object, argument: str = "label") -> Fraction:
     >>> label("2")
     Fraction(2, 1)
     """
+    # Fast path for the common case; bool is excluded because type() is exact.
+    if (type(value) is Fraction or type(value) is int) and value >= 0:
+        return Fraction(value) if type(value) is int else value
     result = rational(value, argument)
     if result < 0:
         raise bad(argument, value, "must be >= 0")

@@ -13,7 +13,8 @@ Strategies:
 - :func:`rankings_with_cutoff`: a ranking and a cutoff k from 1 to n + 2.
 - :func:`scores_and_labels`: parallel score and label lists with forced ties.
 - :func:`qrels_and_runs`: a qrels dict and a run dict with tied scores.
-- :func:`rbo_ranking_pairs`: two RBO rankings (items and tie groups), when available.
+- :func:`rbo_pairs`, :func:`rbo_rankings`, :func:`untied_rbo_pairs`, :func:`tie_structure`: RBO rankings
+  (items and tie groups), from :mod:`tieaware.strategies_rbo`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,17 @@ from typing import Any, Optional
 
 from hypothesis import strategies as st
 
-__all__ = ["labels", "tied_rankings", "rankings_with_cutoff", "scores_and_labels", "qrels_and_runs"]
+__all__ = [
+    "labels",
+    "tied_rankings",
+    "rankings_with_cutoff",
+    "scores_and_labels",
+    "qrels_and_runs",
+    "rbo_pairs",
+    "rbo_rankings",
+    "untied_rbo_pairs",
+    "tie_structure",
+]
 
 
 def labels(max_label: int = 2) -> st.SearchStrategy[int]:
@@ -87,10 +98,5 @@ def qrels_and_runs(draw: Any, max_queries: int = 3, max_docs: int = 10) -> tuple
     return qrels, run
 
 
-def __getattr__(name: str) -> Any:
-    # RBO strategies live beside the RBO input model; re-exported here.
-    if name == "rbo_ranking_pairs":
-        from tieaware import strategies_rbo
-
-        return strategies_rbo.rbo_ranking_pairs
-    raise AttributeError(f"module 'tieaware.strategies' has no attribute {name!r}")
+# RBO strategies live beside the RBO input model; re-exported here.
+from tieaware.strategies_rbo import rbo_pairs, rbo_rankings, tie_structure, untied_rbo_pairs  # noqa: E402

@@ -12,15 +12,16 @@ Three measurements, each a set of ratios taken in one run of this module:
    negligible, and about 25% for RR.
 3. **wall time** of exact evaluation of all eight measures over that run,
    against a target of 2 s on a 2-core machine: once in a fresh interpreter
-   (cold caches) and as the best of repeats (warm).
+   (cold caches), by wall clock and CPU time, and as each query's least CPU
+   time over repeats (warm).
 
 The tie-oblivious baseline is written here, plainly: Python loops over the
 run's labels after breaking ties as trec_eval does (score descending, then
 docno descending), with the same number type as the side it is compared to.
 Both sides take their input in the public input form and normalise it with
-:func:`tieaware.ranking.groups`, so the ratio is the cost of tie handling,
-not of input checks.  Before timing, the baseline is checked to equal
-:mod:`tieaware.fast` on the untied ordering, exactly.
+:func:`tieaware.ranking.groups`, so both pay the same input checks (the
+report times those on their own).  Before timing, the baseline is checked
+to equal :mod:`tieaware.fast` on the untied ordering, exactly.
 
 >>> run_ = synthetic_run(queries=2, docs=30)
 >>> len(run_), len(run_[0].labels)
@@ -29,7 +30,8 @@ not of input checks.  Before timing, the baseline is checked to equal
 True
 
 Beware: timings are of this machine at this moment; only the ratios,
-measured side by side in one run, are meant to travel.
+measured side by side in one run, are meant to travel.  On a shared
+machine, read the CPU-time columns: wall time counts other processes too.
 """
 
 from __future__ import annotations
@@ -206,12 +208,6 @@ def plain_measure(name: str, ordering: Ranking, exact: bool) -> Exact:
 
 
 # -- timing -------------------------------------------------------------------------
-
-
-def _time(f: Callable[[], Any]) -> float:
-    start = time.perf_counter()
-    f()
-    return time.perf_counter() - start
 
 
 def _times(f: Callable[[], Any]) -> tuple[float, float]:

@@ -33,8 +33,8 @@ from typing import Any
 
 from tabulate import tabulate
 
-from tieaware.fast.rbo import rbo_bounds, rbo_expected_bounds
-from tieaware.reference.rbo import rbo_bounds as reference_bounds
+from tieaware.fast.rank_biased_overlap import rbo_bounds, rbo_expected_bounds
+from tieaware.reference.rank_biased_overlap import rbo_bounds as reference_bounds
 
 __all__ = ["run", "tied_pair", "best_time"]
 
@@ -115,7 +115,7 @@ def _reference_table(quick: bool) -> str:
 
 def _cold_reference(S: Any, L: Any, variant: str) -> Any:
     # The reference caches enumerations between calls; time it without them.
-    module = importlib.import_module("tieaware.reference.rbo")  # the module, not the function
+    module = importlib.import_module("tieaware.reference.rank_biased_overlap")  # the module, not the function
 
     module._overlap_profiles.cache_clear()
     module._group_orderings.cache_clear()

@@ -3,11 +3,11 @@
 For ``RBO(p=..., variant=..., bound=...)`` the implementation is called as
 ``impl(S, L)`` with two rankings in tieaware's RBO input form (SPEC §1): lists
 of items (str), where a tie group is a list of items.  The expected value is
-:func:`tieaware.reference.rbo.rbo` (enumeration, exact).  Untied libraries
+:func:`tieaware.reference.rank_biased_overlap.rbo` (enumeration, exact).  Untied libraries
 can be adapted with :func:`tieaware.check.adapters.rbo_untied`, which hands
 them the items in listed order.
 
->>> from tieaware.reference.rbo import rbo
+>>> from tieaware.reference.rank_biased_overlap import rbo
 >>> def by_listed_order(S, L):              # breaks ties by listed order
 ...     flat = lambda r: [x for g in r for x in (g if isinstance(g, list) else [g])]
 ...     return float(rbo(flat(S), flat(L), "0.9", variant="a", bound="ext"))
@@ -158,7 +158,7 @@ class _RBOJudge(Judge):
         self._values: dict[Any, Exact] = {}
 
     def value(self, S: Any, L: Any, variant: Optional[str] = None, bound: Optional[str] = None) -> Exact:
-        from tieaware.reference.rbo import rbo
+        from tieaware.reference.rank_biased_overlap import rbo
 
         key = (repr(S), repr(L), variant, bound)
         if key not in self._values:

@@ -26,7 +26,7 @@ from tabulate import tabulate
 
 from tieaware.errors import bad
 from tieaware.exact import to_decimal, to_exact_string
-from tieaware.fast.rbo import rbo_bounds
+from tieaware.fast.rank_biased_overlap import rbo_bounds
 from tieaware.params import probability
 from tieaware.rbo_input import BOUNDS, VARIANTS
 from tieaware.trec import read_run, tie_groups

@@ -1,6 +1,6 @@
 """The RBO family of test vectors: two tied rankings, p, a variant and a bound.
 
-Expected values come from the reference layer (:func:`tieaware.reference.rbo.rbo`):
+Expected values come from the reference layer (:func:`tieaware.reference.rank_biased_overlap.rbo`):
 for variant a, the exact average over every tie-breaking; for w and b, the
 paper's definitions (SPEC §3).  Each is cross-checked exactly against the
 fast layer: ``fast.rbo_expected`` for variant a, ``fast.rbo`` for w and b.
@@ -43,8 +43,8 @@ DIGITS = 30
 
 
 def _certified(S: list, L: list, p: str, variant: str, bound: str) -> Any:
-    from tieaware.fast import rbo as fast_rbo
-    from tieaware.reference.rbo import rbo
+    from tieaware.fast import rank_biased_overlap as fast_rbo
+    from tieaware.reference.rank_biased_overlap import rbo
 
     value = rbo(S, L, p, variant=variant, bound=bound)
     if variant == "a":  # the reference's a is the permutation average; fast has it in closed form too

@@ -38,7 +38,7 @@ from tieaware.rbo_input import Groups, RBOBounds, bound_name, rbo_pair, variant_
 from tieaware.reference.orderings import get_ordering_limit, ordering_limit, orderings
 from tieaware.reference.rbo_exact import Surd
 
-# ordering_limit is re-exported so that `tieaware.reference.rbo.ordering_limit(n)`
+# ordering_limit is re-exported so that `tieaware.reference.rank_biased_overlap.ordering_limit(n)`
 # works too; it is the one limit every reference measure shares.
 __all__ = ["rbo", "rbo_bounds", "RBOBounds", "ordering_limit"]
 

@@ -4,7 +4,7 @@
 RBO^b with their MIN, MAX, EXT and RES, the numbers the official
 implementation prints.  :func:`rbo_expected` and :func:`rbo_expected_bounds`
 compute the exact average, over every tie-breaking of both rankings, of bare
-(tie-free) RBO: what :func:`tieaware.reference.rbo` calls variant a.  The
+(tie-free) RBO: what :func:`tieaware.reference.rank_biased_overlap` calls variant a.  The
 two agree on MIN, and on MAX and EXT except when L holds a tie group of
 items missing from S that straddles a depth between s and l (docs/rbo.md
 has the table and the smallest counterexamples).
@@ -73,7 +73,7 @@ def rbo_bounds(S: Any, L: Any, p: Any, *, variant: str = "a", exact: bool = True
 def rbo_expected(S: Any, L: Any, p: Any, *, bound: str = "ext", exact: bool = True) -> Any:
     """The exact average of bare RBO over every tie-breaking of S and L.
 
-    Equals :func:`tieaware.reference.rbo` with ``variant="a"`` for every
+    Equals :func:`tieaware.reference.rank_biased_overlap` with ``variant="a"`` for every
     bound.  It is the paper's RBO^a with the contribution of each L item
     matched by an unseen S item taken as 1, as it is in every tie-breaking.
 
