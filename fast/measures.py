@@ -20,6 +20,7 @@ from tieaware.fast.kernels import ap_slot, expected_hits, mean_gain, pair_fracti
 from tieaware.gains import (
     Discount,
     Gain,
+    check_gain_domain,
     discounted_sum,
     float_discount_function,
     float_gain_function,
@@ -292,7 +293,9 @@ def dcg(
     :func:`tieaware.to_decimal` or ``exact=False`` to print it.
     """
     exact = flag(exact, "exact")
-    terms = _dcg_terms(groups(r), cutoff(k, optional=True), gain, exact)
+    gs = groups(r)
+    check_gain_domain((x for g in gs for x in g), gain)
+    terms = _dcg_terms(gs, cutoff(k, optional=True), gain, exact)
     return _apply(terms, discount, exact)
 
 
@@ -314,6 +317,8 @@ def ndcg(
     gs = groups(r)
     k = cutoff(k, optional=True)
     labels = [x for g in gs for x in g] if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    check_gain_domain((x for g in gs for x in g), gain)
+    check_gain_domain(labels, gain, "ideal")
     got = _apply(_dcg_terms(gs, k, gain, exact), discount, exact)
     best = _apply(_ideal_terms(labels, k, gain, exact), discount, exact)
     if exact:

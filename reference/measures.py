@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Optional
 
 from tieaware.exact import Exact, divide, to_float
-from tieaware.gains import Discount, Gain, discounted_sum, gain_function
+from tieaware.gains import Discount, Gain, check_gain_domain, discounted_sum, gain_function
 from tieaware.params import cutoff, flag, relevant_total, threshold
 from tieaware.ranking import Ranking, flatten, groups, label
 from tieaware.reference.orderings import orderings
@@ -179,6 +179,7 @@ def dcg(
     log(2)/log(6) + 2*log(2)/log(3) + 9/2
     """
     gs = groups(r)
+    check_gain_domain(flatten(gs), gain)
     return _finish(_expected_dcg(gs, cutoff(k, optional=True), gain, discount), exact)
 
 
@@ -202,6 +203,8 @@ def ndcg(
     gs = groups(r)
     k = cutoff(k, optional=True)
     ideal_labels = flatten(gs) if ideal is None else tuple(label(x, f"ideal[{i}]") for i, x in enumerate(ideal))
+    check_gain_domain(flatten(gs), gain)
+    check_gain_domain(ideal_labels, gain, "ideal")
     best = sorted(ideal_labels, reverse=True)
     ideal_dcg = discounted_sum(dcg_terms_of(best, len(best) if k is None else k, gain_function(gain)), discount)
     return _finish(divide(_expected_dcg(gs, k, gain, discount), ideal_dcg), exact)

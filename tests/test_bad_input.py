@@ -247,3 +247,14 @@ def test_ordering_limit_restores_and_validates():
             with reference.ordering_limit(limit):
                 pass
         assert "limit" in str(info.value) and repr(limit) in str(info.value)
+
+
+@pytest.mark.parametrize("layer", [fast, reference], ids=["fast", "reference"])
+@pytest.mark.parametrize("call", [
+    lambda m: m.dcg([1, "1/2"], k=1, gain="exp2"),        # the bad label sits past the cutoff
+    lambda m: m.ndcg([1, 0], k=1, ideal=[1, "0.5"], gain="exp2"),
+    lambda m: m.ndcg([[1, "3/2"]], gain="exp2"),
+])
+def test_exp2_refuses_non_integer_labels_anywhere(layer, call):
+    with pytest.raises(TieawareError, match=r"gain='exp2' needs integer labels .* has the label (1/2|3/2)"):
+        call(layer)
