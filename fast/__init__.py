@@ -17,6 +17,8 @@ Fraction(17, 24)
 
 from tieaware.fast.measures import average_precision, dcg, f1, ndcg, precision, recall, reciprocal_rank
 from tieaware.fast.rank_biased_overlap import rbo, rbo_bounds, rbo_expected, rbo_expected_bounds
+from tieaware.fast.rbp import rbp, rbp_residual
+from tieaware.fast.err import err
 
 __all__ = [
     "precision",
@@ -30,4 +32,7 @@ __all__ = [
     "rbo_bounds",
     "rbo_expected",
     "rbo_expected_bounds",
+    "rbp",
+    "rbp_residual",
+    "err",
 ]

@@ -23,9 +23,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, Callable, Optional
 
-from tieaware.errors import bad
 from tieaware.exact import Exact
-from tieaware.params import cutoff, flag
+from tieaware.params import cutoff, flag, grade_ceiling
 from tieaware.ranking import Groups, Ranking, flatten, groups
 
 __all__ = ["err", "elementary_symmetric", "slot_weights", "err_group"]
@@ -81,21 +80,6 @@ def err_group(t: int, stops: Sequence[Any], slots: int, number: Callable[[int], 
     return total
 
 
-def _ceiling(gs: Groups, max_label: object) -> int:
-    labels = flatten(gs)
-    for x in labels:
-        if x.denominator != 1:
-            raise bad("ranking", [str(y) for y in labels], "must hold whole-number labels for ERR (R(g) = (2**g - 1)/2**g_max)")
-    top = int(max(labels, default=0))
-    if max_label is None:
-        return max(top, 1)
-    if isinstance(max_label, bool) or not isinstance(max_label, int) or max_label < 1:
-        raise bad("max_label", max_label, "must be an int >= 1 or None")
-    if max_label < top:
-        raise bad("max_label", max_label, f"must be >= the largest label in the ranking ({top})")
-    return max_label
-
-
 def err(r: Ranking, k: Optional[int] = None, *, max_label: Optional[int] = None, exact: bool = True) -> Exact:
     """Expected ERR@k in closed form; g_max = *max_label*, by default the ranking's largest label (at least 1).
 
@@ -109,7 +93,7 @@ def err(r: Ranking, k: Optional[int] = None, *, max_label: Optional[int] = None,
     """
     gs = groups(r)
     k_ = cutoff(k, optional=True)
-    g_max = _ceiling(gs, max_label)
+    g_max = grade_ceiling(flatten(gs), max_label)
     number = Fraction if flag(exact, "exact") else float
     scale = number(2**g_max)
     total, survive, start = number(0), number(1), 0

@@ -12,5 +12,10 @@ from tieaware.proofs.theorem import GENERAL, THEOREMS, ProofFailure, Result, The
 
 # Importing the modules registers their theorems, lemmas first.
 from tieaware.proofs import lemmas, precision, average_precision, reciprocal_rank, dcg, rbo  # noqa: E402,F401  isort:skip
+from tieaware.proofs.rbp import RBP_GROUP  # noqa: E402  isort:skip
+from tieaware.proofs.err import ERR_GROUP  # noqa: E402  isort:skip
+
+for _t in (RBP_GROUP, ERR_GROUP):
+    THEOREMS[_t.name] = _t
 
 __all__ = ["Theorem", "Result", "ProofFailure", "THEOREMS", "GENERAL", "bounded", "prove_all"]

@@ -45,8 +45,7 @@ def prove_rbp_group(group: Callable[..., Any] = rbp_group) -> str:
     return "geometric sum over the group's ranks within k, symbolic p, t, m, r, n"
 
 
-#: Built, not yet registered: test_proof_checker demands a wrong kernel for every theorem in
-#: THEOREMS, so registering is the lead's change (proofs/__init__.py), together with those.
+#: Registered in proofs/__init__.py; tests/test_proof_checker.py holds its wrong kernels.
 RBP_GROUP = Theorem(
     name="RBP group",
     statement="A tie group at ranks t+1..t+n with r relevant, cut after m of its ranks, adds (r/n)(p^t - p^(t+m)) to E[RBP@k].",

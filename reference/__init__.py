@@ -17,6 +17,8 @@ Fraction(17, 24)
 from tieaware.reference.measures import average_precision, dcg, f1, ndcg, precision, recall, reciprocal_rank
 from tieaware.reference.orderings import get_ordering_limit, ordering_limit
 from tieaware.reference.rank_biased_overlap import rbo, rbo_bounds
+from tieaware.reference.rbp import rbp, rbp_residual
+from tieaware.reference.err import err
 
 __all__ = [
     "precision",
@@ -28,6 +30,9 @@ __all__ = [
     "ndcg",
     "rbo",
     "rbo_bounds",
+    "rbp",
+    "rbp_residual",
+    "err",
     "ordering_limit",
     "get_ordering_limit",
 ]

@@ -12,35 +12,12 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Optional
 
-from tieaware.errors import bad
 from tieaware.exact import Exact, to_float
-from tieaware.params import cutoff, flag
+from tieaware.params import cutoff, flag, grade_ceiling
 from tieaware.ranking import Groups, Ranking, flatten, groups
 from tieaware.reference.orderings import orderings
 
-__all__ = ["err", "err_of", "stop_probability", "grade_ceiling"]
-
-
-def grade_ceiling(gs: Groups, max_label: object) -> int:
-    """g_max: *max_label* (an int >= every label), or the largest label in the ranking (at least 1).
-
-    Every label must be a whole number, since R(g) = (2**g - 1)/2**g_max.
-
-    >>> grade_ceiling(((Fraction(2),), (Fraction(0),)), None)
-    2
-    """
-    labels = flatten(gs)
-    for x in labels:
-        if x.denominator != 1:
-            raise bad("ranking", [str(y) for y in labels], "must hold whole-number labels for ERR (R(g) = (2**g - 1)/2**g_max)")
-    top = int(max(labels, default=0))
-    if max_label is None:
-        return max(top, 1)
-    if isinstance(max_label, bool) or not isinstance(max_label, int) or max_label < 1:
-        raise bad("max_label", max_label, "must be an int >= 1 or None")
-    if max_label < top:
-        raise bad("max_label", max_label, f"must be >= the largest label in the ranking ({top})")
-    return max_label
+__all__ = ["err", "err_of", "stop_probability"]
 
 
 def stop_probability(g: Fraction, g_max: int) -> Fraction:
@@ -82,7 +59,7 @@ def err(r: Ranking, k: Optional[int] = None, *, max_label: Optional[int] = None,
     """
     gs = groups(r)
     k_ = cutoff(k, optional=True)
-    g_max = grade_ceiling(gs, max_label)
+    g_max = grade_ceiling(flatten(gs), max_label)
     depth = len(flatten(gs)) if k_ is None else k_
     values = [err_of(o, depth, g_max) for o in orderings(gs)]
     value = sum(values, Fraction(0)) / len(values)

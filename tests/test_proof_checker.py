@@ -18,6 +18,7 @@ from tieaware.fast import kernels
 from tieaware.fast import measures as fm
 from tieaware.fast import rank_biased_overlap as fast_rbo
 from tieaware.fast import rbo_kernels
+from tieaware.fast.err import err_group
 from tieaware.fast.kernels import ap_slot, expected_hits, first_relevant_weights, pair_fraction, rr_group
 from tieaware.proofs import THEOREMS
 
@@ -201,6 +202,8 @@ WRONG = [
     ("RBO^a MIN", {"rbo": rbo_w_as_a}),
     ("RBO expected", {"rbo": rbo_paper_a}),  # the paper's MAX/EXT are not the expectation
     ("RBO^a EXT, MAX != E", {"rbo": fast_rbo.rbo_expected_bounds}),  # no counterexample with the true average
+    ("RBP group", {"group": lambda p, t, e, r, n: r / n * (p**t - p ** (e + 1))}),  # one rank too many
+    ("ERR group", {"group": lambda t, s, x, num: err_group(t - 1, s, x, num)}),  # ranks shifted up by one
 ]
 
 

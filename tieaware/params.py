@@ -5,13 +5,14 @@ Each returns the normalised value or raises TieawareError naming the argument.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Optional
 
 from tieaware.errors import bad
 from tieaware.exact import rational
 
-__all__ = ["cutoff", "threshold", "relevant_total", "probability", "flag"]
+__all__ = ["cutoff", "threshold", "relevant_total", "probability", "flag", "grade_ceiling"]
 
 
 def cutoff(k: object, *, optional: bool = False) -> Optional[int]:
@@ -76,3 +77,24 @@ def flag(value: object, argument: str) -> bool:
     if not isinstance(value, bool):
         raise bad(argument, value, "must be True or False")
     return value
+
+
+def grade_ceiling(labels: Sequence[Fraction], max_label: object) -> int:
+    """ERR's g_max: *max_label* (an int >= every label), or the largest label (at least 1).
+
+    Every label must be a whole number, since R(g) = (2**g - 1)/2**g_max.
+
+    >>> grade_ceiling([Fraction(2), Fraction(0)], None), grade_ceiling([Fraction(1)], 3)
+    (2, 3)
+    """
+    for x in labels:
+        if x.denominator != 1:
+            raise bad("ranking", [str(y) for y in labels], "must hold whole-number labels for ERR (R(g) = (2**g - 1)/2**g_max)")
+    top = int(max(labels, default=0))
+    if max_label is None:
+        return max(top, 1)
+    if isinstance(max_label, bool) or not isinstance(max_label, int) or max_label < 1:
+        raise bad("max_label", max_label, "must be an int >= 1 or None")
+    if max_label < top:
+        raise bad("max_label", max_label, f"must be >= the largest label in the ranking ({top})")
+    return max_label
