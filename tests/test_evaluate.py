@@ -259,3 +259,29 @@ def test_tie_free_run_gives_trec_eval_values():
     assert a.per_query == b.per_query and a.mean == b.mean
     for q, docs in untied.items():
         assert run_ranking(docs, qrels[q]) == trec_eval_ranking(docs, qrels[q])
+
+
+def test_rbp_and_err_by_name():
+    from fractions import Fraction as F
+
+    from tieaware.evaluate import compute
+
+    # RBP(p=1/2) of [[1, 0], 1]: orderings 101 -> (1/2)(1 + 1/4) = 5/8, 011 -> (1/2)(1/2 + 1/4) = 3/8.
+    assert compute("RBP(p=0.5)", [[1, 0], 1]) == F(1, 2)
+    assert compute("RBP(p=0.5)@1", [[1, 0], 1]) == F(1, 4)  # rank 1 relevant in half the orderings
+    # ERR with g_max from the judged labels: ideal max 2 -> R(1) = 1/4, R(2) = 3/4.
+    # [2, 1]: 3/4 + (1/2)(1/4)(1/4) = 25/32.
+    assert compute("ERR", [2, 1], ideal=[2, 1, 0]) == F(25, 32)
+    # Without ideal, g_max is the ranking's best label: [1]: R(1) = 1/2.
+    assert compute("ERR@5", [1]) == F(1, 2)
+    for layer in ("fast", "reference"):
+        assert compute("RBP(p=0.8,rel=2)@3", [[2, 0, 1], 2], layer=layer) == compute(
+            "RBP(p=0.8,rel=2)@3", [[2, 0, 1], 2], layer="reference"
+        )
+
+
+def test_rbp_name_prints_like_ir_measures():
+    from tieaware.names import parse
+
+    assert str(parse("RBP(p=0.8)")) == "RBP(p=0.8)"
+    assert str(parse("RBP(p=1/3)")) == "RBP(p=1/3)"

@@ -103,6 +103,8 @@ def compute(
     Fraction(17, 36)
     >>> compute(parse("R(rel=2)@1"), [[1, 0], 2], ideal=[1, 2], layer="reference")
     Fraction(0, 1)
+    >>> compute("RBP(p=0.5)", [[1, 0], 1])    # mean of 5/8 (1 0 1) and 3/8 (0 1 1)
+    Fraction(1, 2)
     >>> compute("nDCG@2", [[1, 0]], exact=False)
     0.8154648767857288
 
@@ -135,6 +137,12 @@ def compute(
         return mod.ndcg(ranking, m.k, labels, gain=m.gain, exact=exact)
     if m.name == "DCG":
         return mod.dcg(ranking, m.k, gain=m.gain, exact=exact)
+    if m.name == "RBP":
+        return mod.rbp(ranking, m.param("p", Fraction(4, 5)), m.k, rel=m.rel, exact=exact)
+    if m.name == "ERR":
+        # g_max is the query's best judged grade, as in Chapelle et al.; the ranking's own otherwise.
+        ceiling = None if not labels else max(1, int(max(labels)))
+        return mod.err(ranking, m.k, max_label=ceiling, exact=exact)
     raise bad("measure", str(m), "is not evaluable on a run")  # a name added to names.MEASURES but not here
 
 

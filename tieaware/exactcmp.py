@@ -38,6 +38,7 @@ import mpmath
 import sympy
 
 from tieaware.errors import TieawareError, bad
+from tieaware.gains import perfect_power
 
 __all__ = ["Form", "Undecided", "to_form", "compare", "interval", "dense_ranks", "MAX_PREC"]
 
@@ -129,7 +130,7 @@ def _from_sympy(expr: Any) -> tuple[Poly, Poly]:
         (arg,) = expr.args
         if not (arg.is_Integer and arg >= 2):
             raise TieawareError(f"value {expr} is not a log of an integer >= 2")
-        base, power = _perfect_power(int(arg))
+        base, power = perfect_power(int(arg))
         return {((base, 1),): Fraction(power)}, _const(Fraction(1))
     if expr.is_Add:
         n, d = {}, _const(Fraction(1))
@@ -156,16 +157,6 @@ def _from_sympy(expr: Any) -> tuple[Poly, Poly]:
             n, d = _mul(n, bn), _mul(d, bd)
         return n, d
     raise TieawareError(f"value {expr} is not a rational function of logs of integers")
-
-
-@functools.lru_cache(maxsize=4096)
-def _perfect_power(n: int) -> tuple[int, int]:
-    for m in range(n.bit_length(), 1, -1):
-        b = round(n ** (1.0 / m))
-        for cand in (b - 1, b, b + 1):
-            if cand > 1 and cand**m == n:
-                return cand, m
-    return n, 1
 
 
 def to_form(value: Any) -> Form:

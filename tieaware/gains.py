@@ -36,6 +36,7 @@ __all__ = [
     "float_discount_function",
     "discounted_sum",
     "log2_discount",
+    "perfect_power",
 ]
 
 Gain = Union[str, Callable[[Fraction], Any]]
@@ -98,13 +99,16 @@ def float_gain_function(gain: Gain) -> Callable[[Fraction], float]:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _perfect_power(n: int) -> tuple[int, int]:
-    """(b, m) with n == b**m and b as small as possible."""
+def perfect_power(n: int) -> tuple[int, int]:
+    """(b, m) with n == b**m and b as small as possible, by exact integer roots.
+
+    >>> perfect_power(9), perfect_power(64), perfect_power(12)
+    ((3, 2), (2, 6), (12, 1))
+    """
     for m in range(n.bit_length(), 1, -1):
-        b = round(n ** (1.0 / m))
-        for cand in (b - 1, b, b + 1):
-            if cand > 1 and cand**m == n:
-                return cand, m
+        root, exact = sympy.integer_nthroot(n, m)
+        if exact:
+            return int(root), m
     return n, 1
 
 
@@ -114,7 +118,7 @@ def log2_discount(j: int) -> Exact:
     >>> log2_discount(3), log2_discount(2)
     (Fraction(1, 2), log(2)/log(3))
     """
-    b, m = _perfect_power(j + 1)
+    b, m = perfect_power(j + 1)
     if b == 2:
         return Fraction(1, m)
     return sympy.Rational(1, m) * sympy.log(2) / sympy.log(b)
@@ -190,7 +194,7 @@ def _log2_sum(coefficients: Mapping[int, Exact]) -> Exact:
     for j, c in coefficients.items():
         if (not c) if type(c) is Fraction else c == 0:
             continue
-        b, m = _perfect_power(j + 1)
+        b, m = perfect_power(j + 1)
         share = c if m == 1 else c / m
         before = per_base.get(b)
         per_base[b] = share if before is None else before + share

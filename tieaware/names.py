@@ -18,6 +18,8 @@ AP[@k]    average precision                       rel
 RR[@k]    reciprocal rank                         rel
 nDCG[@k]  normalised DCG, linear gain             dcg='log2' | 'exp-log2'
 DCG[@k]   DCG (tieaware extension)                dcg='log2' | 'exp-log2'
+RBP[@k]   rank-biased precision (lower bound)     p (default 0.8), rel
+ERR[@k]   expected reciprocal rank, Chapelle      g_max: best judged grade
 RBO       rank-biased overlap of two rankings     p, variant, bound
 ========  =====================================  =========================
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -46,6 +49,8 @@ MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
     "RR": (False, frozenset({"rel"})),
     "nDCG": (False, frozenset({"dcg"})),
     "DCG": (False, frozenset({"dcg"})),
+    "RBP": (False, frozenset({"p", "rel"})),
+    "ERR": (False, frozenset()),
     "RBO": (False, frozenset({"p", "variant", "bound"})),
 }
 
@@ -84,7 +89,15 @@ class Measure:
 
 def _show(value: Any) -> str:
     if isinstance(value, Fraction):
-        return str(value.numerator) if value.denominator == 1 else str(value)
+        if value.denominator == 1:
+            return str(value.numerator)
+        d = value.denominator
+        while d % 2 == 0:
+            d //= 2
+        while d % 5 == 0:
+            d //= 5
+        # a terminating decimal prints as ir_measures writes it: p=0.8, not p=4/5
+        return str(Decimal(value.numerator) / Decimal(value.denominator)) if d == 1 else str(value)
     return f"'{value}'" if isinstance(value, str) and "-" in value else str(value)
 
 
