@@ -45,22 +45,11 @@ from tieaware.fast.rbo_exact import coefficients
 from tieaware.rbo_input import rbo_pair
 from tieaware.reference.rank_biased_overlap import rbo_bounds as reference_bounds
 from tieaware.strategies_rbo import rbo_pairs
+from tieaware.structures import compositions
 
 P_MAIN = Fraction(9, 10)
 P_OTHERS = (Fraction(1, 2), Fraction(4, 5))
 LIMIT_OTHERS = int(os.environ.get("RBO_LIMIT_OTHERS", "4"))  # see the module docstring
-
-
-def compositions(n):
-    """Every tie structure of n items: group sizes in rank order."""
-    for cuts in itertools.product((False, True), repeat=n - 1):
-        sizes = [1]
-        for tie in cuts:
-            if tie:
-                sizes[-1] += 1
-            else:
-                sizes.append(1)
-        yield sizes
 
 
 def build(items, sizes):

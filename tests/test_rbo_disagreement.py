@@ -16,17 +16,7 @@ import sympy
 from tieaware.fast.rank_biased_overlap import rbo_bounds as fast_bounds
 from tieaware.fast.rank_biased_overlap import rbo_expected_bounds
 from tieaware.reference.rank_biased_overlap import rbo_bounds as reference_bounds
-
-
-def compositions(n):
-    for cuts in itertools.product((False, True), repeat=n - 1):
-        sizes = [1]
-        for tie in cuts:
-            if tie:
-                sizes[-1] += 1
-            else:
-                sizes.append(1)
-        yield sizes
+from tieaware.structures import compositions
 
 
 def labellings(s, l):
