@@ -26,7 +26,7 @@ from typing import Any, Optional
 from tieaware.errors import bad
 from tieaware.exact import Exact, to_decimal
 
-__all__ = ["LRE_CAP", "Error", "exact_equal", "is_exact_number", "as_number", "error_of", "approximate"]
+__all__ = ["LRE_CAP", "Error", "exact_equal", "is_exact_number", "as_number", "error_of", "approximate", "plain_label"]
 
 #: Digits of accuracy are capped here: the expected value is carried to 40 digits,
 #: and no float result can honestly claim more than about 17.
@@ -134,3 +134,12 @@ def error_of(got: Any, expected: Exact) -> Error:
     basis = float(absolute if relative is None else relative)  # underflows to 0 past 1e-308: capped anyway
     lre = LRE_CAP if basis == 0 else min(LRE_CAP, max(0.0, -math.log10(basis)))
     return Error(float(absolute), None if relative is None else float(relative), lre)
+
+
+def plain_label(x: Fraction) -> Any:
+    """A label as a person writes it: an int when whole, else the Fraction.
+
+    >>> plain_label(Fraction(2)), plain_label(Fraction(1, 2))
+    (2, Fraction(1, 2))
+    """
+    return int(x) if x.denominator == 1 else x

@@ -40,7 +40,7 @@ from typing import Any, Optional
 
 from hypothesis import strategies as st
 
-from tieaware.check.compare import as_number, exact_equal
+from tieaware.check.compare import as_number, exact_equal, plain_label
 from tieaware.check.progress import bar
 from tieaware.check.search import shrunk_failure
 from tieaware.errors import TieawareError, bad
@@ -74,17 +74,13 @@ class FormulaCounterexample:
     @property
     def ranking(self) -> list:
         """The groups in tieaware's input form, with int labels where they are whole: ``[2, [0, 1]]``."""
-        return [_plain(g[0]) if len(g) == 1 else [_plain(x) for x in g] for g in self.groups]
+        return [plain_label(g[0]) if len(g) == 1 else [plain_label(x) for x in g] for g in self.groups]
 
     def __str__(self) -> str:
         head = f"ranking {self.ranking} ({self.phase})"
         if self.error is not None:
             return f"{head}: {self.error}"
         return f"{head}: expected {to_exact_string(self.expected)}, closed form gave {to_exact_string(self.got)}"
-
-
-def _plain(x: Fraction) -> Any:
-    return int(x) if x.denominator == 1 else x
 
 
 @dataclass(frozen=True)

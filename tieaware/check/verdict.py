@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.check.cases import Case
-from tieaware.check.compare import Error, approximate, as_number, error_of, exact_equal, is_exact_number
+from tieaware.check.compare import Error, approximate, as_number, error_of, exact_equal, is_exact_number, plain_label
 from tieaware.check.oracle import Oracle
 from tieaware.errors import TieawareError
 from tieaware.exact import Exact, to_decimal, to_exact_string
@@ -51,8 +51,9 @@ class Counterexample:
 
     @property
     def ranking(self) -> list:
-        """The tied ranking the scores describe, in tieaware's input form."""
-        return from_scores(self.scores, self.labels)
+        """The tied ranking the scores describe, in tieaware's input form, with int labels where whole."""
+        ranking = from_scores(self.scores, self.labels)
+        return [[plain_label(x) for x in e] if isinstance(e, list) else plain_label(e) for e in ranking]
 
     @property
     def absolute_error(self) -> Optional[float]:
