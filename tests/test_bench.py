@@ -20,7 +20,7 @@ from tieaware.cli import main
 from tieaware.commands.bench import benchmarks
 from tieaware.fast.kernels import ap_slot
 from tieaware.fast.measures import _ap_slots_exact, _harmonic
-from tieaware.gains import _perfect_power, discounted_sum
+from tieaware.gains import perfect_power, discounted_sum
 from tieaware.ranking import groups
 
 # -- the command ---------------------------------------------------------------
@@ -105,7 +105,7 @@ def _plain_log2_sum(coefficients):
     """Σ c_j / log2(j+1) the way sympy builds it, term by term, collected per base."""
     per_base = {}
     for j, c in coefficients.items():
-        b, m = _perfect_power(j + 1)
+        b, m = perfect_power(j + 1)
         per_base[b] = per_base.get(b, 0) + Fraction(c) / m
     rational = per_base.pop(2, Fraction(0))
     terms = [sympy.Rational(c.numerator, c.denominator) * sympy.log(2) / sympy.log(b) for b, c in per_base.items() if c]
