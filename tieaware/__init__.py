@@ -29,9 +29,16 @@ __all__ = [
     "to_decimal",
     "to_exact_string",
     "__version__",
+    "calc_aggregate",
+    "iter_calc",
+    "evaluator",
+    "Metric",
 ]
 
 __version__ = "0.1.0"
+
+#: Exported lazily from tieaware.compat (ir_measures' calling convention).
+_COMPAT = ("calc_aggregate", "iter_calc", "evaluator", "Metric")
 
 
 def __getattr__(name: str):
@@ -41,4 +48,9 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f"tieaware.{name}")
+    if name in _COMPAT:
+        # ir_measures-style calls (tieaware.calc_aggregate(measures, qrels, run)), imported on first use.
+        from tieaware import compat
+
+        return getattr(compat, name)
     raise AttributeError(f"module 'tieaware' has no attribute {name!r}")

@@ -1,0 +1,177 @@
+"""ir_measures' calling convention, with tie-aware values: a one-line swap.
+
+:func:`calc_aggregate`, :func:`iter_calc` and :func:`evaluator` take and
+return what ``ir_measures.calc_aggregate``, ``ir_measures.iter_calc`` and
+``ir_measures.evaluator`` do:
+
+- *measures*: ir_measures measure objects (``ir_measures.AP@10``), tieaware
+  names (``"AP@10"``, ``"ndcg_cut_10"``) or parsed :class:`~tieaware.names.Measure`
+  objects, mixed freely.  Each is understood through its ir_measures name,
+  ``str(measure)``; a name tieaware does not compute is refused, naming it.
+- *qrels* and *run*: anything :mod:`tieaware.inputs` reads: pytrec_eval
+  dicts, iterables of ``Qrel``/``ScoredDoc`` namedtuples, or DataFrames
+  (ir_measures' ``query_id/doc_id/relevance|score`` columns, or PyTerrier's
+  ``qid/docno/label|score``).
+- results: ``{measure: value}`` keyed by the measure objects as given, and
+  :class:`Metric` ``(query_id, measure, value)`` tuples.
+
+The difference is the values: each is the **expected value over every
+ordering of the documents whose scores tie**, where ir_measures (through
+trec_eval) breaks ties by docno.  Queries are those of the run that have
+qrels, as in trec_eval and ir_measures; aggregates are means over them.
+
+>>> qrels = {"q1": {"a": 1, "b": 0}}
+>>> run = {"q1": {"a": 1.0, "b": 1.0}}       # a and b tie
+>>> calc_aggregate(["P@1", "RR"], qrels, run)
+{'P@1': 0.5, 'RR': 0.75}
+>>> calc_aggregate(["P@1"], qrels, run, exact=True)
+{'P@1': Fraction(1, 2)}
+>>> list(iter_calc(["P@1"], qrels, run))
+[Metric(query_id='q1', measure='P@1', value=0.5)]
+
+ir_measures itself gives P@1 = 0 here: trec_eval puts ``b`` first (docno
+descending).  ``tie_break="trec_eval"`` reproduces that:
+
+>>> calc_aggregate(["P@1"], qrels, run, tie_break="trec_eval")
+{'P@1': 0.0}
+
+Beware: values are floats by default, as ir_measures returns them; they are
+the correctly rounded floats of the exact values (computed exactly, then
+rounded once).  ``exact=True`` returns the exact Fractions (sympy values for
+nDCG), and ``fast_float=True`` computes in float arithmetic for big runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple, Optional
+
+from tieaware.errors import bad
+from tieaware.exact import Exact, to_float
+from tieaware.inputs import to_qrels, to_run
+from tieaware.names import Measure, parse
+
+__all__ = ["Metric", "calc_aggregate", "iter_calc", "evaluator", "Evaluator"]
+
+
+class Metric(NamedTuple):
+    """One query's value of one measure: the shape of ``ir_measures.Metric``."""
+
+    query_id: str
+    measure: Any
+    value: Any
+
+
+def _measures(measures: Any) -> list[tuple[Any, Measure]]:
+    """(the measure as given, its parsed form) for each measure, duplicates dropped."""
+    if isinstance(measures, (str, Measure)) or not isinstance(measures, Iterable) or _is_ir_measure(measures):
+        measures = [measures]
+    out: dict[Any, Measure] = {}
+    for given in measures:
+        if isinstance(given, Measure):
+            out[given] = given
+        elif isinstance(given, str) or _is_ir_measure(given):
+            out[given] = parse(str(given))
+        else:
+            raise bad("measures", given, "must hold ir_measures measures (ir_measures.AP@10) or names ('AP@10')")
+    if not out:
+        raise bad("measures", measures, "names no measure")
+    return list(out.items())
+
+
+def _is_ir_measure(obj: Any) -> bool:
+    # Duck-typed, so ir_measures stays optional: its measures carry NAME and params.
+    return hasattr(obj, "NAME") and hasattr(obj, "params") and not isinstance(obj, type)
+
+
+class Evaluator:
+    """Measures and qrels fixed, runs evaluated one after another (``ir_measures.evaluator``)."""
+
+    def __init__(
+        self,
+        measures: Any,
+        qrels: Any,
+        *,
+        exact: bool = False,
+        fast_float: bool = False,
+        tie_break: Optional[str] = None,
+        layer: str = "fast",
+    ) -> None:
+        self._measures = _measures(measures)
+        self._qrels = to_qrels(qrels)
+        self._exact = exact
+        self._fast_float = fast_float
+        self._tie_break = tie_break
+        self._layer = layer
+
+    def _evaluate(self, run: Any):
+        from tieaware.evaluate import evaluate
+
+        parsed = [m for _, m in self._measures]
+        return evaluate(
+            self._qrels,
+            to_run(run),
+            parsed,
+            layer=self._layer,
+            exact=not self._fast_float,
+            tie_break=self._tie_break,
+        )
+
+    def _value(self, value: Exact) -> Any:
+        return value if self._exact else to_float(value)
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """One :class:`Metric` per query and measure: queries in natural order, measures as given."""
+        ev = self._evaluate(run)  # now, so that bad input raises at the call, not at the first next()
+        return (
+            Metric(qid, given, self._value(ev.per_query[qid][str(parsed)]))
+            for qid in ev.queries
+            for given, parsed in self._measures
+        )
+
+    def calc_aggregate(self, run: Any) -> dict[Any, Any]:
+        """``{measure: mean over the evaluated queries}``, keyed by the measures as given."""
+        ev = self._evaluate(run)
+        return {given: self._value(ev.mean[str(parsed)]) for given, parsed in self._measures}
+
+
+def evaluator(measures: Any, qrels: Any, **options: Any) -> Evaluator:
+    """An :class:`Evaluator` for *measures* and *qrels*; *options* as in :func:`calc_aggregate`."""
+    return Evaluator(measures, qrels, **options)
+
+
+def calc_aggregate(
+    measures: Any,
+    qrels: Any,
+    run: Any,
+    *,
+    exact: bool = False,
+    fast_float: bool = False,
+    tie_break: Optional[str] = None,
+    layer: str = "fast",
+) -> dict[Any, Any]:
+    """Tie-aware ``ir_measures.calc_aggregate``: ``{measure: mean value}``.
+
+    *exact*: return exact values instead of floats.  *fast_float*: compute in
+    float arithmetic (big runs; not with *exact*).  *tie_break*: None
+    (tie-aware) or ``"trec_eval"`` (ir_measures' own numbers).
+    """
+    if exact and fast_float:
+        raise bad("fast_float", fast_float, "cannot be combined with exact=True")
+    return Evaluator(measures, qrels, exact=exact, fast_float=fast_float, tie_break=tie_break, layer=layer).calc_aggregate(run)
+
+
+def iter_calc(
+    measures: Any,
+    qrels: Any,
+    run: Any,
+    *,
+    exact: bool = False,
+    fast_float: bool = False,
+    tie_break: Optional[str] = None,
+    layer: str = "fast",
+) -> Iterator[Metric]:
+    """Tie-aware ``ir_measures.iter_calc``: :class:`Metric` ``(query_id, measure, value)`` per query."""
+    if exact and fast_float:
+        raise bad("fast_float", fast_float, "cannot be combined with exact=True")
+    return Evaluator(measures, qrels, exact=exact, fast_float=fast_float, tie_break=tie_break, layer=layer).iter_calc(run)
