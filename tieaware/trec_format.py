@@ -1,0 +1,189 @@
+"""trec_eval's output layout, names, counters and averaging, for ``tieaware eval --format trec``.
+
+A script that parses trec_eval's output reads this unchanged.  What is
+reproduced here (read from trec_eval 9.0.8's source, usnistgov/trec_eval:
+meas_print_single.c, meas_print_final.c, measures.c, m_num_*.c, meas_avg.c,
+get_trec_results.c):
+
+- **Lines**: ``"%-22s\\t%s\\t%6.4f"`` (name, query or ``all``, value); the
+  counters are longs, ``"%-22s\\t%s\\t%ld"``.
+- **Names**: ``map``, ``map_cut_10``, ``P_5``, ``recall_10``, ``recip_rank``,
+  ``ndcg``, ``ndcg_cut_10``, ``Rprec``, ``bpref``, ``success_1``
+  (see :func:`trec_name`).  A measure trec_eval does not have (``F1@10``,
+  ``RR@10``, ``P(rel=2)@5`` at the default relevance level, ...) is printed
+  under its tieaware name, after trec_eval's own measures.
+- **Order**: queries in ``strcmp`` order (trec_eval sorts its results by
+  qid); within a query, and in the summary, measures in trec_eval's measure
+  order (``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ``map``,
+  ``Rprec``, ``bpref``, ``recip_rank``, ``P``, ``recall``, ``ndcg``,
+  ``ndcg_cut``, ``map_cut``, ``success``), cutoffs ascending.
+- **Counters**: ``num_ret`` (documents retrieved), ``num_rel`` (judged
+  documents with label >= the relevance level), ``num_rel_ret`` (retrieved
+  ones among them) per query; their summary is the **sum**, not the mean.
+  ``num_q`` has no per-query line; its summary is the number of queries.
+- **Averages** are the sum of the per-query values as doubles, in query
+  order, divided by the number of queries, as trec_eval accumulates them, so
+  that the last printed digit rounds as trec_eval's does.
+- **-c** (``complete``): the divisor is the number of judged queries, so a
+  judged query missing from the run counts as 0; ``num_q`` is that number
+  and the ``num_rel`` summary counts every judged query's documents with
+  label > 0 (m_num_rel.c counts ``rel > 0`` there, whatever the level).
+
+The values themselves are whatever the caller evaluated: tie-aware by
+default, or in trec_eval's tie order.
+
+>>> from tieaware.names import parse
+>>> [trec_name(parse(n)) for n in ["AP", "AP@10", "P@5", "nDCG@10", "RR", "RR@10", "P(rel=2)@5"]]
+['map', 'map_cut_10', 'P_5', 'ndcg_cut_10', 'recip_rank', None, None]
+>>> trec_name(parse("P(rel=2)@5"), level=2)
+'P_5'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Optional
+
+from tieaware.errors import bad
+from tieaware.exact import Exact, to_float
+from tieaware.names import Measure
+
+__all__ = ["COUNTERS", "TREC_ORDER", "trec_name", "counts", "render"]
+
+#: trec_eval's counters, in its order.
+COUNTERS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
+
+#: trec_eval's measure order (te_trec_measures in measures.c); output follows it.
+TREC_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+    "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
+    "relative_P", "success",
+)  # fmt: skip
+
+# tieaware name -> trec_eval family without a cutoff, and with one.  A measure
+# with a relevance threshold has a trec_eval name only at trec_eval's level (-l).
+_FAMILIES = {
+    "AP": ("map", "map_cut"),
+    "P": (None, "P"),
+    "R": (None, "recall"),
+    "RR": ("recip_rank", None),
+    "nDCG": ("ndcg", "ndcg_cut"),
+    "Rprec": ("Rprec", None),
+    "Bpref": ("bpref", None),
+    "Success": (None, "success"),
+}
+
+
+def _family(m: Measure, level: Fraction) -> Optional[tuple[str, Optional[int]]]:
+    names = _FAMILIES.get(m.name)
+    if names is None or any(key not in ("rel", "dcg") for key, _ in m.params):
+        return None
+    if m.name == "nDCG":
+        if m.param("dcg", "log2") != "log2":  # trec_eval's ndcg gain is the label itself
+            return None
+    elif m.rel != level:  # trec_eval's line is at its one relevance level (-l), default 1
+        return None
+    family = names[0] if m.k is None else names[1]
+    return None if family is None else (family, m.k)
+
+
+def trec_name(m: Measure, level: object = 1) -> Optional[str]:
+    """trec_eval's output name of *m* at relevance *level* (``-l``), or None when it has none."""
+    found = _family(m, Fraction(level))
+    if found is None:
+        return None
+    family, k = found
+    return family if k is None else f"{family}_{k}"
+
+
+def _sort_key(m: Measure, level: Fraction, position: int) -> tuple:
+    found = _family(m, level)
+    if found is None:
+        return (len(TREC_ORDER), position, 0)  # after trec_eval's own, in the order asked
+    family, k = found
+    return (TREC_ORDER.index(family), 0, k or 0)
+
+
+def counts(
+    qrels_for_q: Mapping[str, Fraction], run_docs: Sequence[tuple[str, Fraction]], level: object = 1
+) -> tuple[int, int, int]:
+    """(num_ret, num_rel, num_rel_ret) of one query at relevance *level*, as trec_eval counts them.
+
+    >>> from fractions import Fraction as F
+    >>> counts({"a": F(1), "b": F(0), "x": F(2)}, [("a", F(3)), ("b", F(2)), ("u", F(1))])
+    (3, 2, 1)
+    """
+    lvl = Fraction(level)
+    num_rel = sum(1 for label in qrels_for_q.values() if label >= lvl)
+    num_rel_ret = sum(1 for docno, _ in run_docs if qrels_for_q.get(docno, Fraction(0)) >= lvl)
+    return len(run_docs), num_rel, num_rel_ret
+
+
+def _value(value: float, digits: int) -> str:
+    return f"{value:6.{digits}f}"
+
+
+def _line(name: str, qid: str, text: str) -> str:
+    return f"{name:<22}\t{qid}\t{text}"
+
+
+def render(
+    measures: Sequence[Measure],
+    per_query: Mapping[str, Mapping[str, Exact]],
+    qrels: Mapping[str, Mapping[str, Fraction]],
+    run: Mapping[str, Sequence[tuple[str, Fraction]]],
+    *,
+    counters: Iterable[str] = (),
+    show_queries: bool = False,
+    complete: bool = False,
+    level: object = 1,
+    digits: int = 4,
+) -> str:
+    """trec_eval's output for *measures* and *counters* over the queries of *per_query*.
+
+    *per_query* is ``{qid: {str(measure): value}}`` (an Evaluation's); the
+    queries are exactly its keys, which must be judged and in the run.
+
+    >>> from fractions import Fraction as F
+    >>> from tieaware.names import parse
+    >>> qrels = {"q1": {"a": F(1)}, "q2": {"b": F(1)}}
+    >>> run = {"q1": [("a", F(1)), ("b", F(0))]}
+    >>> print(render([parse("P@1")], {"q1": {"P@1": F(1)}}, qrels, run, counters=["num_q"], complete=True))
+    num_q                 	all	2
+    P_1                   	all	0.5000
+    """
+    lvl = Fraction(level)
+    wanted = set(counters)
+    unknown = wanted.difference(COUNTERS)
+    if unknown:
+        raise bad("counters", sorted(unknown), f"must be among {list(COUNTERS)}")
+    if digits < 0:
+        raise bad("digits", digits, "must be an int >= 0")
+    queries = sorted(per_query)  # strcmp order, as trec_eval sorts its results
+    ordered = sorted(enumerate(measures), key=lambda pm: _sort_key(pm[1], lvl, pm[0]))
+    names = [(str(m), trec_name(m, lvl) or str(m)) for _, m in ordered]
+    per_counts = {q: counts(qrels[q], run[q], lvl) for q in queries}
+    shown = [c for c in COUNTERS[1:] if c in wanted]
+
+    lines = []
+    if show_queries:
+        for q in queries:
+            lines += [_line(c, q, str(per_counts[q][COUNTERS.index(c) - 1])) for c in shown]
+            lines += [_line(name, q, _value(to_float(per_query[q][key]), digits)) for key, name in names]
+
+    divisor = len(qrels) if complete else len(queries)
+    totals = [sum(per_counts[q][i] for q in queries) for i in range(3)]
+    if complete:
+        # m_num_rel.c, -c: every judged query's documents with rel > 0, whatever the level.
+        totals[1] = sum(1 for judged in qrels.values() for label in judged.values() if label > 0)
+    if "num_q" in wanted:
+        lines.append(_line("num_q", "all", str(divisor)))
+    lines += [_line(c, "all", str(totals[COUNTERS.index(c) - 1])) for c in shown]
+    for key, name in names:
+        total = 0.0
+        for q in queries:  # sequential double sum in query order, as trec_eval's acc_meas
+            total += to_float(per_query[q][key])
+        lines.append(_line(name, "all", _value(total / divisor if divisor else 0.0, digits)))
+    return "\n".join(lines)
