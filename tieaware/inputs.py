@@ -138,6 +138,9 @@ def to_qrels(data: Any) -> Qrels:
             q = _id(qid, "qrels query id")
             if not isinstance(judged, Mapping):
                 raise bad(f"qrels[{q!r}]", judged, "must be a dict {docid: relevance}")
+            if _native_qrels(judged):
+                out[q] = judged  # already tieaware's own form (as tieaware.trec reads it): no copy
+                continue
             out[q] = {_id(d, f"qrels[{q!r}] doc id"): _label(v, q, d) for d, v in judged.items()}
         return out
     for qid, docid, value in _rows(data, _QREL_FIELDS, "qrels"):
@@ -147,6 +150,23 @@ def to_qrels(data: Any) -> Qrels:
             raise bad("qrels", (qid, docid, value), f"judges doc {d!r} of query {q!r} twice")
         judged[d] = _label(value, q, d)
     return out
+
+
+def _native_qrels(judged: Mapping[Any, Any]) -> bool:
+    return (
+        type(judged) is dict
+        and all(type(d) is str for d in judged)
+        and all(type(v) is Fraction for v in judged.values())
+        and (not judged or min(judged.values()) >= 0)
+    )
+
+
+def _native_run(scored: Any) -> bool:
+    return (
+        type(scored) is list
+        and all(type(p) is tuple and len(p) == 2 and type(p[0]) is str and type(p[1]) is Fraction for p in scored)
+        and len({p[0] for p in scored}) == len(scored)
+    )
 
 
 def _label(value: Any, qid: str, docid: Any) -> Fraction:
@@ -183,6 +203,8 @@ def to_run(data: Any) -> Run:
 
 def _scored(scored: Any, qid: str) -> list[tuple[str, Fraction]]:
     """One query's docs: a dict {docid: score} (pytrec_eval) or [(docid, score), ...] (tieaware)."""
+    if _native_run(scored):
+        return scored  # already tieaware's own form (as tieaware.trec reads it): no copy
     if isinstance(scored, Mapping):
         pairs: Iterable[Any] = scored.items()
     elif isinstance(scored, Iterable) and not isinstance(scored, (str, bytes)):
