@@ -41,15 +41,17 @@ default, or in trec_eval's tie order.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Optional
 
 from tieaware.errors import bad
 from tieaware.exact import Exact, to_float
-from tieaware.names import Measure
+from tieaware.exact import rational
+from tieaware.names import MEASURES, Measure
 
-__all__ = ["COUNTERS", "TREC_ORDER", "trec_name", "counts", "render"]
+__all__ = ["COUNTERS", "TREC_ORDER", "TREC_DEFAULT", "trec_name", "counts", "render", "split_counters", "at_level"]
 
 #: trec_eval's counters, in its order.
 COUNTERS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
@@ -61,6 +63,14 @@ TREC_ORDER = (
     "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
     "relative_P", "success",
 )  # fmt: skip
+
+#: What ``--format trec`` prints without ``-m``: trec_eval's default ("official")
+#: measures, less those tieaware does not compute (runid, gm_map, iprec_at_recall).
+TREC_DEFAULT = "num_q num_ret num_rel num_rel_ret AP RR P@5 P@10 P@15 P@20 P@30 P@100 P@200 P@500 P@1000"
+
+#: -m names that include every counter, as in trec_eval.
+_WITH_COUNTERS = ("all_trec", "official")
+_COUNTER = re.compile(r"(?<![\w.@(])(num_q|num_ret|num_rel|num_rel_ret)(?![\w.@(])")
 
 # tieaware name -> trec_eval family without a cutoff, and with one.  A measure
 # with a relevance threshold has a trec_eval name only at trec_eval's level (-l).
@@ -187,3 +197,43 @@ def render(
             total += to_float(per_query[q][key])
         lines.append(_line(name, "all", _value(total / divisor if divisor else 0.0, digits)))
     return "\n".join(lines)
+
+
+def split_counters(spec: str) -> tuple[list[str], str]:
+    """The counters a ``-m`` string names, in trec_eval's order, and the string without them.
+
+    ``all_trec`` and ``official`` name every counter (and stay in the string,
+    for their measures).
+
+    >>> split_counters("num_q map num_rel_ret P.5,10")
+    (['num_q', 'num_rel_ret'], 'map P.5,10')
+    >>> split_counters("official")
+    (['num_q', 'num_ret', 'num_rel', 'num_rel_ret'], 'official')
+    """
+    named = set(_COUNTER.findall(spec))
+    if any(token in _WITH_COUNTERS for token in re.split(r"[\s,]+", spec)):
+        named.update(COUNTERS)
+    rest = " ".join(_COUNTER.sub(" ", spec).split())
+    return [c for c in COUNTERS if c in named], rest
+
+
+def at_level(measures: Iterable[Measure], level: object) -> tuple[Measure, ...]:
+    """trec_eval's ``-l LEVEL``: ``rel=LEVEL`` on every measure that takes ``rel`` and names none.
+
+    An explicit ``rel=`` is kept; nDCG has no ``rel`` (trec_eval's ndcg ignores
+    the level too).
+
+    >>> from tieaware.names import parse_list
+    >>> [str(m) for m in at_level(parse_list("P@5 P(rel=3)@5 nDCG@10"), 2)]
+    ['P(rel=2)@5', 'P(rel=3)@5', 'nDCG@10']
+    """
+    lvl = rational(level, "-l")
+    if lvl <= 0:
+        raise bad("-l", level, "must be a relevance level > 0")
+    out = []
+    for m in measures:
+        takes_rel = "rel" in MEASURES.get(m.name, (False, frozenset()))[1]
+        if takes_rel and "rel" not in dict(m.params) and lvl != 1:
+            m = Measure(m.name, m.k, tuple(sorted(m.params + (("rel", lvl),))))
+        out.append(m)
+    return tuple(out)
