@@ -17,6 +17,7 @@ Fraction(17, 24)
 
 from tieaware.fast.measures import average_precision, dcg, f1, ndcg, precision, recall, reciprocal_rank
 from tieaware.fast.rank_biased_overlap import rbo, rbo_bounds, rbo_expected, rbo_expected_bounds
+from tieaware.fast.rbo_uncertainty import rbo_best, rbo_variance, rbo_worst
 from tieaware.fast.rbp import rbp, rbp_residual
 from tieaware.fast.err import err
 
@@ -32,6 +33,9 @@ __all__ = [
     "rbo_bounds",
     "rbo_expected",
     "rbo_expected_bounds",
+    "rbo_worst",
+    "rbo_best",
+    "rbo_variance",
     "rbp",
     "rbp_residual",
     "err",

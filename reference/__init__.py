@@ -17,6 +17,7 @@ Fraction(17, 24)
 from tieaware.reference.measures import average_precision, dcg, f1, ndcg, precision, recall, reciprocal_rank
 from tieaware.reference.orderings import get_ordering_limit, ordering_limit
 from tieaware.reference.rank_biased_overlap import rbo, rbo_bounds
+from tieaware.reference.rbo_uncertainty import rbo_best, rbo_variance, rbo_worst
 from tieaware.reference.rbp import rbp, rbp_residual
 from tieaware.reference.err import err
 
@@ -30,6 +31,9 @@ __all__ = [
     "ndcg",
     "rbo",
     "rbo_bounds",
+    "rbo_worst",
+    "rbo_best",
+    "rbo_variance",
     "rbp",
     "rbp_residual",
     "err",
