@@ -35,9 +35,9 @@ descending).  ``tie_break="trec_eval"`` reproduces that:
 >>> calc_aggregate(["P@1"], qrels, run, tie_break="trec_eval")
 {'P@1': 0.0}
 
-Beware: values are floats by default, as ir_measures returns them; they are
-the correctly rounded floats of the exact values (computed exactly, then
-rounded once).  ``exact=True`` returns the exact Fractions (sympy values for
+Beware: values are floats by default, as ir_measures returns them: each is
+computed exactly, then rounded once to the nearest float (through 20
+significant digits for a symbolic nDCG).  ``exact=True`` returns the exact Fractions (sympy values for
 nDCG), and ``fast_float=True`` computes in float arithmetic for big runs.
 """
 
