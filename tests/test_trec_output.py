@@ -19,6 +19,8 @@ checked with and without ``-c``, the sample with ``-c``; all with ``-q``.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
 import sys
 from importlib.resources import files
@@ -27,10 +29,7 @@ from pathlib import Path
 import pytest
 
 from tieaware import trec_eval_binary
-from tieaware.evaluate import evaluate
-from tieaware.names import parse_list
-from tieaware.trec import read_qrels, read_run
-from tieaware.trec_format import render
+from tieaware.cli import main
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 
@@ -85,10 +84,13 @@ def _golden(name: str, complete: bool) -> Path:
 
 
 def _tieaware(qrels: Path, run: Path, complete: bool) -> str:
-    q, r = read_qrels(qrels), read_run(run)
-    ms = parse_list(MEASURES)
-    ev = evaluate(q, r, ms, tie_break="trec_eval")
-    return render(ms, ev.per_query, q, r, counters=COUNTERS, show_queries=True, complete=complete) + "\n"
+    """`tieaware eval --format trec [-c] -q --tie-break trec_eval -m ...`, through the CLI."""
+    argv = ["eval", str(qrels), str(run), "--format", "trec", "-q", "--tie-break", "trec_eval"]
+    argv += (["-c"] if complete else []) + [arg for m in COUNTERS + [MEASURES] for arg in ("-m", m)]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(argv) == 0
+    return out.getvalue()
 
 
 def _pytrec_eval(qrels: Path, run: Path, complete: bool) -> str:

@@ -35,6 +35,7 @@ from typing import Any, Optional, Union
 
 from tieaware.errors import TieawareError, bad
 from tieaware.exact import Exact
+from tieaware.inputs import to_qrels, to_run
 from tieaware.names import Measure, parse, parse_list
 from tieaware.params import flag
 from tieaware.ranking import Ranking, label
@@ -185,6 +186,8 @@ class Evaluation:
     skipped_run: tuple[str, ...]
     #: Judged queries absent from the run (not evaluated, as trec_eval without -c).
     skipped_qrels: tuple[str, ...]
+    #: True when :attr:`mean` is over every judged query, a missing one counting as 0 (trec_eval -c).
+    complete: bool = False
 
 
 def natural_key(qid: str) -> tuple:
@@ -197,16 +200,25 @@ def natural_key(qid: str) -> tuple:
 
 
 def evaluate(
-    qrels: Mapping[str, Mapping[str, Fraction]],
-    run: Mapping[str, Sequence[tuple[str, Fraction]]],
+    qrels: Any,
+    run: Any,
     measures: MeasureSpec,
     *,
     layer: str = "fast",
     exact: bool = True,
     tie_break: Optional[str] = None,
     progress: bool = False,
+    complete: bool = False,
 ) -> Evaluation:
-    """Evaluate *run* against *qrels* (as read by :mod:`tieaware.trec`) on *measures*.
+    """Evaluate *run* against *qrels* on *measures*.
+
+    *qrels* and *run* are as :mod:`tieaware.trec` reads them, or in any shape
+    :mod:`tieaware.inputs` takes: pytrec_eval dicts, ir_measures namedtuples,
+    ir_measures or PyTerrier DataFrames.  Scores are taken exactly.
+
+    With ``complete=True`` (trec_eval's ``-c``) the means are over every
+    judged query, a judged query missing from the run counting as 0;
+    :attr:`Evaluation.per_query` still holds only the evaluated queries.
 
     With ``tie_break=None`` (the default) each value is tie-aware: the exact
     expectation over every ordering of the tied documents.  With
@@ -219,6 +231,8 @@ def evaluate(
     """
     ms = measure_list(measures)
     exact = flag(exact, "exact")
+    complete = flag(complete, "complete")
+    qrels, run = to_qrels(qrels), to_run(run)
     if tie_break not in TIE_BREAKS:
         raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
     _layer(layer)  # reject a bad layer before any work
@@ -241,14 +255,18 @@ def evaluate(
             }
         except TieawareError as exc:
             raise TieawareError(f"query {qid!r}: {exc}") from None
-    mean = {str(m): exact_mean([per_query[q][str(m)] for q in queries]) for m in ms}
+    skipped_qrels = tuple(sorted((q for q in qrels if q not in run), key=natural_key))
+    # -c: every judged query missing from the run adds a 0 to each mean.
+    zeros = [0.0 if not exact else Fraction(0)] * (len(skipped_qrels) if complete else 0)
+    mean = {str(m): exact_mean([per_query[q][str(m)] for q in queries] + zeros) for m in ms}
     return Evaluation(
         measures=ms,
         queries=queries,
         per_query=per_query,
         mean=mean,
         skipped_run=tuple(sorted((q for q in run if q not in qrels), key=natural_key)),
-        skipped_qrels=tuple(sorted((q for q in qrels if q not in run), key=natural_key)),
+        skipped_qrels=skipped_qrels,
+        complete=complete,
     )
 
 

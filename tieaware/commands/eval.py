@@ -19,9 +19,10 @@ from fractions import Fraction
 from typing import Any
 
 from tieaware.errors import bad
-from tieaware.evaluate import LAYERS, Evaluation, evaluate
+from tieaware.evaluate import LAYERS, Evaluation, evaluate, measure_list
 from tieaware.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
 from tieaware.trec import read_qrels, read_run, read_sample, tie_groups
+from tieaware.trec_format import TREC_DEFAULT, at_level, render, split_counters
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "FORMATS"]
 
@@ -47,10 +48,17 @@ measures (ir_measures syntax; trec_eval names such as P_5, map, ndcg_cut_10 also
   P@k R@k F1@k AP[@k] RR[@k] nDCG[@k] DCG[@k], with options such as
   P(rel=2)@5 and nDCG(dcg='exp-log2')@10
 
+trec_eval's options: -q (per query), -c (average over every judged query),
+-l N (relevance level), -m repeated; --format trec prints trec_eval's exact
+layout and names (map, P_5, ndcg_cut_10, recip_rank) with its counters
+num_q, num_ret, num_rel, num_rel_ret (name them in -m); the values printed
+are tie-aware unless --tie-break trec_eval.
+
 examples:
   tieaware eval                                  # the bundled sample
   tieaware eval qrels.txt run.txt -m 'AP nDCG@10 P@5'
-  tieaware eval qrels.txt run.txt --per-query --format trec
+  tieaware eval qrels.txt run.txt --format trec -c -q -m num_q -m map -m P@5
+  tieaware eval qrels.txt run.txt --format trec --tie-break trec_eval   # trec_eval's own numbers
   tieaware eval qrels.txt run.txt --format json --digits 6
   tieaware eval qrels.txt run.txt --float        # big runs: float arithmetic
 
@@ -71,11 +79,32 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "-m",
         "--measures",
-        default=DEFAULT_MEASURES,
+        action="append",
         metavar="MEASURES",
-        help=f"space-separated measures (default: '{DEFAULT_MEASURES}')",
+        help=f"space-separated measures; may be repeated, as trec_eval's -m (default: '{DEFAULT_MEASURES}'; "
+        "with --format trec, trec_eval's default measures and counters)",
     )
-    parser.add_argument("--per-query", action="store_true", help="also show every query's values")
+    parser.add_argument("-q", "--per-query", action="store_true", help="also show every query's values")
+    parser.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="average over every judged query, one missing from the run counting as 0 (trec_eval -c)",
+    )
+    parser.add_argument(
+        "-l",
+        "--level",
+        default="1",
+        metavar="N",
+        help="relevance level: rel=N on every measure that takes rel and names none (trec_eval -l; default 1)",
+    )
+    parser.add_argument(
+        "--tie-break",
+        choices=("none", "trec_eval"),
+        default="none",
+        help="with --format trec: none prints tie-aware values (default), trec_eval the values after "
+        "breaking ties as trec_eval does",
+    )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     parser.add_argument("--float", action="store_true", help="fast float arithmetic instead of exact values")
     parser.add_argument("--digits", type=int, default=4, metavar="N", help="digits after the decimal point (default: 4)")
@@ -114,9 +143,13 @@ def run(args: argparse.Namespace) -> int:
         qrels, ranked = read_qrels(args.qrels), read_run(args.run_file)
         title = f"qrels {args.qrels}, run {args.run_file}"
     exact = not args.float
-    common = dict(layer=args.layer, exact=exact, progress=True)
-    tied = evaluate(qrels, ranked, args.measures, **common)
-    trec = evaluate(qrels, ranked, args.measures, tie_break="trec_eval", **common)
+    counters, measures = _measures(args)
+    common = dict(layer=args.layer, exact=exact, progress=True, complete=args.complete)
+    if args.format == "trec":
+        print(_trec_eval_layout(args, qrels, ranked, counters, measures, common))
+        return 0
+    tied = evaluate(qrels, ranked, measures, **common)
+    trec = evaluate(qrels, ranked, measures, tie_break="trec_eval", **common)
     groups = [g for q in tied.queries for g in tie_groups(ranked[q])]
     report = _Report(
         title=title,
@@ -128,9 +161,28 @@ def run(args: argparse.Namespace) -> int:
         digits=args.digits,
         layer=args.layer,
     )
-    text = {"table": _table, "json": _json, "trec": _trec}[args.format](report, args.per_query)
+    text = {"table": _table, "json": _json}[args.format](report, args.per_query)
     print(text)  # one print, after all the work: no half-written output
     return 0
+
+
+def _measures(args: argparse.Namespace) -> tuple[list[str], tuple]:
+    """The counters and the measures (at relevance level -l) that -m names."""
+    if args.measures:
+        spec = " ".join(args.measures)
+    else:
+        spec = TREC_DEFAULT if args.format == "trec" else DEFAULT_MEASURES
+    at_level((), args.level)  # a bad -l is refused even when only counters are asked for
+    counters, rest = split_counters(spec)
+    if counters and args.format != "trec":
+        raise bad("-m", counters, "names trec_eval counters, which only --format trec prints")
+    if args.tie_break != "none" and args.format != "trec":
+        raise bad("--tie-break", args.tie_break, "applies to --format trec only (table and json show both orders)")
+    if not rest.strip():
+        if not counters:
+            raise bad("-m", spec, "names no measure")
+        return counters, ()
+    return counters, at_level(measure_list(rest), args.level)
 
 
 # -- shared -------------------------------------------------------------------
@@ -175,9 +227,13 @@ def _skipped(r: _Report) -> str:
     parts = []
     if r.tied.skipped_run:
         parts.append(_count(len(r.tied.skipped_run), "run query", "run queries") + " without qrels")
-    if r.tied.skipped_qrels:
+    if r.tied.skipped_qrels and not r.tied.complete:
         parts.append(_count(len(r.tied.skipped_qrels), "judged query", "judged queries") + " not in the run")
-    return f"; skipped {' and '.join(parts)}" if parts else ""
+    text = f"; skipped {' and '.join(parts)}" if parts else ""
+    if r.tied.complete and r.tied.skipped_qrels:
+        missing = _count(len(r.tied.skipped_qrels), "judged query", "judged queries")
+        text += f"; -c: means over every judged query, {missing} missing from the run counted as 0"
+    return text
 
 
 def _header(r: _Report) -> str:
@@ -261,6 +317,7 @@ def _json(r: _Report, per_query: bool) -> str:
             "run_queries_without_qrels": list(r.tied.skipped_run),
             "judged_queries_not_in_run": list(r.tied.skipped_qrels),
         },
+        "complete": r.tied.complete,
         "measures": [str(m) for m in r.tied.measures],
         "mean": {str(m): triple(r.tied.mean[str(m)], r.trec.mean[str(m)]) for m in r.tied.measures},
     }
@@ -275,6 +332,23 @@ def _json(r: _Report, per_query: bool) -> str:
 # -- trec ---------------------------------------------------------------------
 
 
-def _trec(r: _Report, per_query: bool) -> str:
-    # trec_eval's own layout: "%-22s\t%s\t%.4f" (measure, query or "all", value).
-    return "\n".join(f"{m:<22}\t{q}\t{to_decimal(tied, r.digits)}" for q, m, tied, _ in _rows(r, per_query))
+def _trec_eval_layout(args: argparse.Namespace, qrels, ranked, counters, measures, common) -> str:
+    """trec_eval's output (tieaware.trec_format): one evaluation, tie-aware or in trec_eval's order."""
+    tie_break = None if args.tie_break == "none" else "trec_eval"
+    if measures:
+        per_query = evaluate(qrels, ranked, measures, tie_break=tie_break, **common).per_query
+    else:  # counters only: the queries trec_eval evaluates, run ∩ qrels
+        per_query = {q: {} for q in ranked if q in qrels}
+        if not per_query:
+            raise bad("run", sorted(ranked)[:5], f"has no query that appears in the qrels ({len(qrels)} judged)")
+    return render(
+        measures,
+        per_query,
+        qrels,
+        ranked,
+        counters=counters,
+        show_queries=args.per_query,
+        complete=args.complete,
+        level=args.level,
+        digits=args.digits,
+    )
