@@ -6,6 +6,12 @@ shortest repr, so ``0.9`` becomes ``Fraction(9, 10)`` and not the binary
 fraction 0.90000000000000002220446...; this is what a person who typed 0.9
 meant.
 
+NumPy scalars are taken exactly too, in numpy 1.x and 2.x alike: integer
+dtypes as ints, a float64 through its shortest repr (as a float), and
+float32, float16 and longdouble through the shortest repr *of their own
+precision*, so ``np.float32(0.9)`` is 9/10 as well.  A 0-d array counts as
+its scalar.  numpy bools, complex numbers, NaN and infinities are refused.
+
 Results are a :class:`fractions.Fraction` when rational and an exact sympy
 expression when irrational (log discounts, ln(1/(1-p)), square roots).
 :func:`to_float` and :func:`to_decimal` turn either into something to print.
@@ -14,6 +20,7 @@ expression when irrational (log discounts, ln(1/(1-p)), square roots).
 from __future__ import annotations
 
 import math
+import sys
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Rational
@@ -32,10 +39,20 @@ def rational(value: object, argument: str) -> Fraction:
 
     >>> rational("0.9", "p"), rational(0.9, "p"), rational(3, "k")
     (Fraction(9, 10), Fraction(9, 10), Fraction(3, 1))
+    >>> import numpy as np
+    >>> rational(np.float64(0.9), "p"), rational(np.float32(0.9), "p"), rational(np.int64(3), "k")
+    (Fraction(9, 10), Fraction(9, 10), Fraction(3, 1))
 
     Beware: ``rational(0.1 + 0.2, "x")`` is 3/10 + 1/25000000000000000,
     because the float 0.1 + 0.2 prints as 0.30000000000000004.
+
+    Beware: ``np.float32(0.9)`` is 9/10, but ``float(np.float32(0.9))`` is
+    the float64 0.8999999761581421, read as 8999999761581421/10**16: convert
+    float32 data to float64 *after* tieaware reads it, not before.
     """
+    scalar = _numpy_scalar(value)
+    if scalar is not None:
+        return _numpy_rational(scalar, value, argument)
     if isinstance(value, bool):
         raise bad(argument, value, "must be a number, not a bool")
     if isinstance(value, Fraction):
@@ -56,6 +73,33 @@ def rational(value: object, argument: str) -> Fraction:
         except (ValueError, ZeroDivisionError):
             raise bad(argument, value, "must be a finite decimal or p/q number") from None
     raise bad(argument, value, "must be an int, Fraction, Decimal, float or decimal string")
+
+
+def _numpy_scalar(value: object) -> Any:
+    """*value* as a numpy scalar if it is one (or a 0-d array), else None."""
+    np = sys.modules.get("numpy")  # a numpy value means numpy is imported already
+    if np is None or isinstance(value, str):  # np.str_ is a str: read as text below
+        return None
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    return value if isinstance(value, np.generic) else None
+
+
+def _numpy_rational(scalar: Any, value: object, argument: str) -> Fraction:
+    import numpy as np
+
+    if isinstance(scalar, np.bool_):
+        raise bad(argument, value, "must be a number, not a bool")
+    if isinstance(scalar, np.integer):
+        return Fraction(int(scalar))  # a plain int: numpy ints would overflow in Fraction arithmetic
+    if isinstance(scalar, np.floating):
+        if not np.isfinite(scalar):
+            raise bad(argument, value, "must be a finite number")
+        if isinstance(scalar, np.float64):
+            return Fraction(repr(float(scalar)))  # as a Python float: its shortest repr
+        # The shortest repr that round-trips in the scalar's own precision.
+        return Fraction(np.format_float_scientific(scalar, unique=True, trim="-"))
+    raise bad(argument, value, "must be a real number (int or float dtype)")
 
 
 def is_rational(value: object) -> bool:

@@ -5,6 +5,7 @@ Each returns the normalised value or raises TieawareError naming the argument.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Optional
@@ -23,10 +24,10 @@ def cutoff(k: object, *, optional: bool = False) -> Optional[int]:
     """
     if k is None and optional:
         return None
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         problem = "must be an int >= 1" + (" or None" if optional else "")
         raise bad("k", k, problem)
-    return k
+    return int(k)  # a numpy integer becomes a plain int
 
 
 def threshold(rel: object) -> Fraction:
@@ -49,11 +50,11 @@ def relevant_total(num_rel: object, retrieved: int) -> int:
     """
     if num_rel is None:
         return retrieved
-    if isinstance(num_rel, bool) or not isinstance(num_rel, int):
+    if isinstance(num_rel, bool) or not isinstance(num_rel, numbers.Integral):
         raise bad("num_rel", num_rel, "must be an int or None")
     if num_rel < retrieved:
         raise bad("num_rel", num_rel, f"must be >= the {retrieved} relevant documents in the ranking")
-    return num_rel
+    return int(num_rel)
 
 
 def probability(p: object) -> Fraction:

@@ -8,18 +8,21 @@ equally likely to come in any order):
 ((Fraction(3, 1),), (Fraction(0, 1), Fraction(1, 1), Fraction(0, 1)), (Fraction(1, 1),))
 
 Labels are graded relevance values >= 0: int, Fraction, Decimal, decimal
-string, or float (read through its repr, see :mod:`tieaware.exact`).
+string, float (read through its repr, see :mod:`tieaware.exact`), or a numpy
+scalar of any integer or float dtype.  A 1-d numpy array may stand for a
+ranking (each element a singleton group) or for a tie group.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Union
 
 from tieaware.errors import bad
-from tieaware.exact import rational
+from tieaware.exact import _numpy_scalar, rational
 
 __all__ = ["Label", "Ranking", "Groups", "groups", "label", "from_scores", "flatten"]
 
@@ -53,13 +56,20 @@ def groups(ranking: Ranking, argument: str = "ranking") -> Groups:
     >>> groups([[1, 0], 2])
     ((Fraction(1, 1), Fraction(0, 1)), (Fraction(2, 1),))
     """
-    if isinstance(ranking, (str, bytes)) or not isinstance(ranking, Sequence):
+    ndim = _array_ndim(ranking)
+    if ndim is not None and ndim != 1:
+        raise bad(argument, ranking, f"must be a 1-d array of labels, not {ndim}-d")
+    if ndim is None and (isinstance(ranking, (str, bytes)) or not isinstance(ranking, Sequence)):
         raise bad(argument, ranking, "must be a list of labels and lists of labels")
+    # Tie groups are lists and tuples, and 1-d arrays once numpy is imported
+    # (looked up once: this loop is the hot path for long runs).
+    np = sys.modules.get("numpy")
+    group_types = (list, tuple, np.ndarray) if np is not None else (list, tuple)
     out = []
     for i, element in enumerate(ranking):
         where = f"{argument}[{i}]"
-        if isinstance(element, (list, tuple)):
-            if not element:
+        if isinstance(element, group_types) and getattr(element, "ndim", 1) == 1:
+            if not len(element):
                 raise bad(where, element, "is an empty tie group")
             out.append(tuple(label(x, f"{where}[{j}]") for j, x in enumerate(element)))
         else:
@@ -76,8 +86,17 @@ def flatten(gs: Groups) -> tuple[Fraction, ...]:
     return tuple(x for g in gs for x in g)
 
 
+def _array_ndim(value: object) -> Union[int, None]:
+    """The number of dimensions of a numpy array, None for anything else."""
+    np = sys.modules.get("numpy")  # a numpy array means numpy is imported already
+    return value.ndim if np is not None and isinstance(value, np.ndarray) else None
+
+
 def _score(value: object, argument: str) -> Fraction:
-    if isinstance(value, float) and math.isnan(value):
+    scalar = _numpy_scalar(value)
+    number = value if scalar is None else scalar
+    is_float = isinstance(number, float) or getattr(getattr(number, "dtype", None), "kind", "") == "f"
+    if is_float and math.isnan(number):
         raise bad(argument, value, "is NaN; a NaN score has no place in a ranking")
     return rational(value, argument)
 
@@ -92,8 +111,23 @@ def from_scores(scores: Sequence[object], labels: Sequence[Label]) -> list:
     >>> from_scores([0.5, 2, "0.50", 1], [1, 0, 2, 1])
     [Fraction(0, 1), Fraction(1, 1), [Fraction(1, 1), Fraction(2, 1)]]
 
-    Beware: scores that went through float32 may collapse into false ties.
+    numpy arrays and scalars of any integer or float dtype are read exactly
+    (see :func:`tieaware.exact.rational`):
+
+    >>> import numpy as np
+    >>> from_scores(np.array([0.9, 0.5, 0.9]), np.array([0, 1, 2]))
+    [[Fraction(0, 1), Fraction(2, 1)], Fraction(1, 1)]
+
+    Beware: scores that went through float32 may collapse into false ties,
+    and a float32 score is read through its own shortest repr
+    (``np.float32(0.9)`` is 9/10), not through ``float()``.
     """
+    for name, values in (("scores", scores), ("labels", labels)):
+        ndim = _array_ndim(values)
+        if (ndim is None and (isinstance(values, (str, bytes)) or not isinstance(values, Sequence))) or (
+            ndim is not None and ndim != 1
+        ):
+            raise bad(name, values, "must be a list or 1-d array")
     if len(scores) != len(labels):
         raise bad("labels", labels, f"must have one label per score ({len(scores)} scores)")
     keyed = [(_score(s, f"scores[{i}]"), label(x, f"labels[{i}]")) for i, (s, x) in enumerate(zip(scores, labels))]
