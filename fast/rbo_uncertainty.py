@@ -45,6 +45,7 @@ Fraction(1, 256)
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -207,7 +208,14 @@ def _spans(groups: Groups) -> list[tuple[int, int]]:
 
 def _variance(S: Groups, L: Groups, p: Any, bound: str, one: Any) -> Any:
     s, l = sum(map(len, S)), sum(map(len, L))
-    tails = _Tails(_weights(s, l, p, bound, one), one)
+    weights = _weights(s, l, p, bound, one)
+    scale = 1
+    if isinstance(one, Fraction):
+        # Work on integer weights ω_d·D: Fraction arithmetic then only meets the
+        # small denominators of group sizes, not p^d·d (10x faster at l = 1000).
+        scale = math.lcm(*(w.denominator for w in weights))
+        weights = [Fraction(int(w * scale)) for w in weights]
+    tails = _Tails(weights, one)
     spans_S, spans_L = _spans(S), _spans(L)
     group_L = {e: j for j, g in enumerate(L) for e in g}
     cells: dict[tuple[int, int], int] = {}  # (S group, L group) -> shared items
@@ -276,7 +284,7 @@ def _variance(S: Groups, L: Groups, p: Any, bound: str, one: Any) -> Any:
             columns_sq += (var + mean * mean) / (g * g)
         grand_sq = (var_of_grand + mean_of_grand * mean_of_grand) / (g * g)
         total += _hoeffding(g, squares, row_means, columns_sq, None, grand_sq)
-    return total
+    return total / (scale * scale) if scale != 1 else total
 
 
 def _without_replacement(n: int, g: int, variance: Any) -> Any:
