@@ -45,6 +45,7 @@ __all__ = [
     "query_stats",
     "Spread",
     "spread",
+    "evaluate_spread",
     "Comparison",
     "compare_runs",
     "MAX_SUPPORT",
@@ -218,6 +219,41 @@ def spread(per_query: Mapping[str, Mapping[str, QueryStats]], measures: Iterable
     return out
 
 
+def evaluate_spread(
+    qrels: Qrels,
+    run: Run,
+    measures: MeasureSpec,
+    *,
+    layer: str = "fast",
+    exact: bool = True,
+    progress: bool = False,
+) -> dict[str, Spread]:
+    """:func:`spread` of *run* over the queries ``tieaware eval`` evaluates (run ∩ qrels).
+
+    >>> from tieaware.trec import parse_qrels, parse_run
+    >>> qrels = parse_qrels(["q1 0 a 1"])
+    >>> run = parse_run(["q1 Q0 a 1 2 A", "q1 Q0 b 2 2 A"])
+    >>> s = evaluate_spread(qrels, run, "P@1")["P@1"]
+    >>> s.min_mean, s.max_mean, s.sd_mean, s.queries_moved
+    (Fraction(0, 1), Fraction(1, 1), Fraction(1, 2), 1)
+    """
+    ms = measure_list(measures)
+    exact = flag(exact, "exact")
+    _layer(layer)
+    queries = tuple(sorted((q for q in run if q in qrels), key=natural_key))
+    if not queries:
+        raise bad("run", sorted(run, key=natural_key)[:5], "has no query that appears in the qrels")
+    per_query: dict[str, dict[str, QueryStats]] = {}
+    for qid in _progress(queries, progress, "queries (spread)"):
+        judged = qrels[qid]
+        ranking, ideal = run_ranking(run[qid], judged), list(judged.values())
+        try:
+            per_query[qid] = {str(m): query_stats(m, ranking, ideal, layer=layer, exact=exact) for m in ms}
+        except TieawareError as exc:
+            raise TieawareError(f"query {qid!r}: {exc}") from None
+    return spread(per_query, [str(m) for m in ms], exact=exact)
+
+
 def _total(values: Sequence[Any]) -> Any:
     if all(is_rational(v) for v in values):
         return sum((Fraction(v) for v in values), Fraction(0))
@@ -308,14 +344,15 @@ def shared_queries(qrels: Qrels, run_a: Run, run_b: Run) -> tuple[str, ...]:
     return queries
 
 
-def _progress(queries: Sequence[str], show: bool) -> Iterable[str]:
+def _progress(queries: Sequence[str], show: bool, desc: str = "queries (both runs)") -> Iterable[str]:
     if not show:
         return queries
     import sys
 
     from tqdm import tqdm
 
-    return tqdm(queries, desc="queries (both runs)", unit="q", file=sys.stderr, disable=None, leave=False)
+    # disable=None: silent when stderr is not a terminal, so logs stay clean.
+    return tqdm(queries, desc=desc, unit="q", file=sys.stderr, disable=None, leave=False)
 
 
 def _compare(
