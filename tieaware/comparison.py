@@ -227,8 +227,12 @@ def evaluate_spread(
     layer: str = "fast",
     exact: bool = True,
     progress: bool = False,
+    complete: bool = False,
 ) -> dict[str, Spread]:
     """:func:`spread` of *run* over the queries ``tieaware eval`` evaluates (run ∩ qrels).
+
+    With ``complete=True`` (trec_eval's ``-c``) every judged query missing from
+    the run counts too, as a 0 that no tie-breaking moves.
 
     >>> from tieaware.trec import parse_qrels, parse_run
     >>> qrels = parse_qrels(["q1 0 a 1"])
@@ -251,6 +255,10 @@ def evaluate_spread(
             per_query[qid] = {str(m): query_stats(m, ranking, ideal, layer=layer, exact=exact) for m in ms}
         except TieawareError as exc:
             raise TieawareError(f"query {qid!r}: {exc}") from None
+    if flag(complete, "complete"):
+        zero = Fraction(0) if exact else 0.0
+        for qid in (q for q in qrels if q not in run):
+            per_query[qid] = {str(m): QueryStats(zero, zero, zero, zero) for m in ms}
     return spread(per_query, [str(m) for m in ms], exact=exact)
 
 

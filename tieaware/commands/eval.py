@@ -16,7 +16,7 @@ import argparse
 import json
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Optional
 
 from tieaware.errors import bad
 from tieaware.evaluate import LAYERS, Evaluation, evaluate, measure_list
@@ -114,6 +114,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default="fast",
         help="fast: closed forms (default); reference: enumerates every ordering, small inputs only",
     )
+    parser.add_argument(
+        "--spread",
+        action="store_true",
+        help="also show per measure the min and max of the mean over every tie-breaking, "
+        "the sd of the mean due to ties, and how many queries depend on the tie-breaking (docs/uncertainty.md)",
+    )
     parser.set_defaults(run=run)
     return parser
 
@@ -128,12 +134,17 @@ class _Report:
     exact: bool
     digits: int
     layer: str
+    #: {measure: Spread} with --spread (docs/uncertainty.md), else None.
+    spread: Optional[dict[str, Any]] = None
 
 
 def run(args: argparse.Namespace) -> int:
     """Read, evaluate twice (tie-aware and in trec_eval's order), then print once."""
     if args.digits < 0:
         raise bad("--digits", args.digits, "must be an int >= 0")
+    spread_on = getattr(args, "spread", False)
+    if spread_on and args.format == "trec":
+        raise bad("--spread", "--format trec", "needs --format table or json (trec_eval's layout has no place for it)")
     if (args.qrels is None) != (args.run_file is None):
         raise bad("files", [args.qrels], "must be both QRELS and RUN, or neither for the bundled sample")
     if args.qrels is None:
@@ -150,6 +161,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     tied = evaluate(qrels, ranked, measures, **common)
     trec = evaluate(qrels, ranked, measures, tie_break="trec_eval", **common)
+    spread = None
+    if spread_on:
+        from tieaware.comparison import evaluate_spread
+
+        spread = evaluate_spread(qrels, ranked, measures, **common)
     groups = [g for q in tied.queries for g in tie_groups(ranked[q])]
     report = _Report(
         title=title,
@@ -160,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
         exact=exact,
         digits=args.digits,
         layer=args.layer,
+        spread=spread,
     )
     text = {"table": _table, "json": _json}[args.format](report, args.per_query)
     print(text)  # one print, after all the work: no half-written output
@@ -263,21 +280,39 @@ def _table(r: _Report, per_query: bool) -> str:
 
     head = (["query"] if per_query else []) + ["measure", "tie-aware"] + (["exact"] if r.exact else [])
     head += ["trec_eval order", "difference"]
+    head += _SPREAD_HEAD if r.spread else []
     body = []
     for q, m, tied, trec in _rows(r, per_query):
         diff = _difference(tied, trec)
         row = ([q] if per_query else []) + [m, to_decimal(tied, r.digits)]
         row += [_short_exact(tied)] if r.exact else []
         row += [to_decimal(trec, r.digits), _signed(diff, r.digits)]
+        row += _spread_cells(r, q, m) if r.spread else []
         body.append(row)
     footer = (
         "tie-aware: expected value over every ordering of tied documents; "
         "trec_eval order: ties broken by docno, descending, as trec_eval does."
     )
+    if r.spread:
+        footer += (
+            "\nmin, max: of the mean over every tie-breaking (mean of per-query extremes); sd (ties): "
+            "standard deviation of the mean due to ties, √(Σ var)/n; moved: queries whose value depends on the tie-breaking."
+        )
     if r.exact and any(_short_exact(row[2]) != to_exact_string(row[2]) for row in _rows(r, per_query)):
         footer += "\nlong exact values are abbreviated; --format json prints them in full."
     table = tabulate(body, headers=head, disable_numparse=True, colalign=_align(head))
     return f"{_header(r)}\n{table}\n{footer}"
+
+
+_SPREAD_HEAD = ["min", "max", "sd (ties)", "moved"]
+
+
+def _spread_cells(r: _Report, q: str, m: str) -> list[str]:
+    """--spread's columns: on the mean rows only (a query's own extremes are for `compare`)."""
+    if q != "all":
+        return [""] * len(_SPREAD_HEAD)
+    s = r.spread[m]  # type: ignore[index]
+    return [to_decimal(s.min_mean, r.digits), to_decimal(s.max_mean, r.digits), to_decimal(s.sd_mean, r.digits), f"{s.queries_moved}/{s.queries}"]
 
 
 def _align(head: list[str]) -> tuple[str, ...]:
@@ -321,6 +356,17 @@ def _json(r: _Report, per_query: bool) -> str:
         "measures": [str(m) for m in r.tied.measures],
         "mean": {str(m): triple(r.tied.mean[str(m)], r.trec.mean[str(m)]) for m in r.tied.measures},
     }
+    if r.spread:
+        out["spread"] = {
+            m: {
+                "min_mean": _value(s.min_mean, r),
+                "max_mean": _value(s.max_mean, r),
+                "sd_mean": _value(s.sd_mean, r),
+                "queries_moved": s.queries_moved,
+                "queries": s.queries,
+            }
+            for m, s in r.spread.items()
+        }
     if per_query:
         out["per_query"] = {
             q: {str(m): triple(r.tied.per_query[q][str(m)], r.trec.per_query[q][str(m)]) for m in r.tied.measures}

@@ -1,0 +1,86 @@
+"""``tieaware eval --spread``: min and max of the mean, sd due to ties, queries moved; checked by brute force."""
+
+import itertools
+import json
+import math
+from fractions import Fraction
+
+import pytest
+
+from tieaware.cli import main
+from tieaware.evaluate import compute
+from tieaware.exact import to_float
+from tieaware.names import parse
+from tieaware.ranking import groups
+from tieaware.reference.orderings import orderings
+from tieaware.trec import parse_qrels, parse_run, run_ranking
+
+QRELS = "q1 0 a 1\nq1 0 c 2\nq2 0 x 1\nq3 0 z 1\n"
+RUN = (
+    "q1 Q0 a 1 2 A\nq1 Q0 b 2 2 A\nq1 Q0 c 3 1 A\nq1 Q0 d 4 1 A\n"
+    "q2 Q0 x 1 1 A\nq2 Q0 y 2 1 A\nq2 Q0 w 3 1 A\n"
+    "q3 Q0 z 1 5 A\nq3 Q0 v 2 4 A\n"
+)
+
+
+def brute_force(measure):
+    """(min, max, variance, moved) of the mean over every tie-breaking of every query."""
+    qrels, run = parse_qrels(QRELS.splitlines()), parse_run(RUN.splitlines())
+    m = parse(measure)
+    per_query = []
+    for q in sorted(run):
+        ideal = list(qrels[q].values())
+        per_query.append([compute(m, list(o), ideal=ideal) for o in orderings(groups(run_ranking(run[q], qrels[q])))])
+    n = len(per_query)
+    means = [sum(combo, Fraction(0)) / n for combo in itertools.product(*per_query)] if all(
+        isinstance(v, Fraction) for vs in per_query for v in vs
+    ) else None
+    moved = sum(1 for vs in per_query if len({to_float(v) for v in vs}) > 1)
+    return means, moved
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    return str(tmp_path / "qrels"), str(tmp_path / "run")
+
+
+@pytest.mark.parametrize("measure", ["AP", "P@2", "RR", "R@2", "RBP(p=0.5)", "ERR@2"])
+def test_json_spread_matches_brute_force(files, capsys, measure):
+    assert main(["eval", *files, "-m", measure, "--spread", "--format", "json"]) == 0
+    s = json.loads(capsys.readouterr().out)["spread"][measure]
+    means, moved = brute_force(measure)
+    mean = sum(means) / len(means)
+    variance = sum((x - mean) ** 2 for x in means) / len(means)
+    assert s["min_mean"]["exact"] == _pq(min(means)) and s["max_mean"]["exact"] == _pq(max(means))
+    assert s["sd_mean"]["float"] == pytest.approx(math.sqrt(variance), abs=1e-15)
+    assert (s["queries_moved"], s["queries"]) == (moved, 3)
+
+
+def _pq(x):
+    return f"{x.numerator}/{x.denominator}"
+
+
+def test_table_columns_and_float_mode(files, capsys):
+    assert main(["eval", *files, "-m", "AP nDCG@3", "--spread", "--per-query"]) == 0
+    out = capsys.readouterr().out
+    assert "sd (ties)" in out and "moved" in out and "2/3" in out
+    assert main(["eval", *files, "-m", "AP nDCG@3", "--spread", "--float", "--format", "json"]) == 0
+    floats = json.loads(capsys.readouterr().out)["spread"]
+    assert main(["eval", *files, "-m", "AP nDCG@3", "--spread", "--format", "json"]) == 0
+    exact = json.loads(capsys.readouterr().out)["spread"]
+    for m in ("AP", "nDCG@3"):
+        for key in ("min_mean", "max_mean", "sd_mean"):
+            assert floats[m][key]["float"] == pytest.approx(exact[m][key]["float"], abs=1e-12)
+
+
+def test_without_spread_nothing_changes(files, capsys):
+    assert main(["eval", *files, "-m", "AP", "--format", "json"]) == 0
+    assert "spread" not in json.loads(capsys.readouterr().out)
+
+
+def test_spread_refuses_the_trec_format(files, capsys):
+    assert main(["eval", *files, "--spread", "--format", "trec"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("tieaware eval: error: --spread") and err.count("\n") == 1
