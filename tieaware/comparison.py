@@ -49,14 +49,11 @@ __all__ = [
     "Comparison",
     "compare_runs",
     "MAX_SUPPORT",
-    "ENUMERATE_UP_TO",
     "VERDICTS",
 ]
 
 #: The convolution of per-query difference distributions stops being exact past this many atoms.
 MAX_SUPPORT = 200_000
-#: A query's distribution is enumerated (reference layer) when fast has none, up to this many orderings.
-ENUMERATE_UP_TO = 5_040
 #: A beats B for every tie-breaking of both runs, for some, or for none.
 VERDICTS = ("every", "some", "none")
 #: Float-valued differences this close to 0 count as ties (float mode, irrational measures).
@@ -98,40 +95,15 @@ def query_stats(
     >>> sorted(s.distribution.items())
     [(Fraction(0, 1), Fraction(1, 2)), (Fraction(1, 1), Fraction(1, 2))]
     """
+    from tieaware.fast.tie_spread import spread_stats
+
     expected = compute(measure, ranking, ideal=ideal, layer=layer, exact=exact)
-    pmf = _enumerate(measure, ranking, ideal, exact, limit=None)
-    values = list(pmf)
-    worst = min(values, key=_key)
-    best = max(values, key=_key)
-    variance = _variance(pmf, expected, exact)
-    return QueryStats(expected, worst, best, variance, pmf if distribution else None)
-
-
-def _enumerate(measure: Measure, ranking: Sequence[Any], ideal: Sequence[Any], exact: bool, limit: Optional[int]) -> Optional[dict[Any, Any]]:
-    """The exact pmf by enumerating every ordering (the reference's way); None past *limit*."""
-    from collections import Counter
-
-    from tieaware.ranking import groups
-    from tieaware.reference.orderings import count_arrangements, orderings
-
-    gs = groups(ranking)
-    total = math.prod(count_arrangements(g) for g in gs)
-    if limit is not None and total > limit:
-        return None
-    counts: Counter[Any] = Counter()
-    for order in orderings(gs):
-        counts[compute(measure, list(order), ideal=ideal, layer="fast", exact=exact)] += 1
-    return {v: (Fraction(n, total) if exact else n / total) for v, n in counts.items()}
-
-
-def _variance(pmf: Mapping[Any, Any], mean: Any, exact: bool) -> Any:
-    if not exact:
-        return sum(p * (to_float(v) - to_float(mean)) ** 2 for v, p in pmf.items())
-    if all(is_rational(v) for v in pmf):
-        return sum((Fraction(v) - mean) ** 2 * p for v, p in pmf.items())
-    import sympy
-
-    return sympy.expand(sum(sympy.Rational(p.numerator, p.denominator) * (sympy.sympify(v) - mean) ** 2 for v, p in pmf.items()))
+    s = spread_stats(measure, ranking, ideal, exact=exact, distribution=distribution)
+    pmf = s.distribution
+    if distribution and pmf is None and exact and measure.name in ("DCG", "nDCG"):
+        # Irrational values: compare convolves floats anyway, so take the float distribution.
+        pmf = spread_stats(measure, ranking, ideal, exact=False, distribution=True).distribution
+    return QueryStats(expected, s.worst, s.best, s.variance, pmf if distribution else None)
 
 
 # --- exact arithmetic helpers -------------------------------------------------
@@ -154,16 +126,12 @@ def _sign(value: Any) -> int:
         return 0 if abs(value) <= FLOAT_TIE else (1 if value > 0 else -1)
     if is_rational(value):
         return (value > 0) - (value < 0)
+    rough = to_float(value)  # evalf to 20 digits: trustworthy far from 0
+    if abs(rough) > 1e-9:
+        return 1 if rough > 0 else -1
     from tieaware.exactcmp import compare
 
     return compare(value, Fraction(0))
-
-
-def _key(value: Any) -> Any:
-    """A sort key ordering exact values exactly (floats as themselves)."""
-    import functools
-
-    return functools.cmp_to_key(lambda a, b: _sign(_minus(a, b)))(value)
 
 
 def _sqrt(value: Any) -> Any:
