@@ -84,3 +84,16 @@ def test_spread_refuses_the_trec_format(files, capsys):
     assert main(["eval", *files, "--spread", "--format", "trec"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("tieaware eval: error: --spread") and err.count("\n") == 1
+
+
+def test_complete_counts_missing_judged_queries_as_fixed_zeros(tmp_path, capsys):
+    (tmp_path / "qrels").write_text(QRELS + "q4 0 u 1\n")
+    (tmp_path / "run").write_text(RUN)
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    assert main(["eval", *files, "-m", "P@2", "--spread", "--format", "json"]) == 0
+    plain = json.loads(capsys.readouterr().out)["spread"]["P@2"]
+    assert main(["eval", *files, "-m", "P@2", "--spread", "--format", "json", "-c"]) == 0
+    complete = json.loads(capsys.readouterr().out)["spread"]["P@2"]
+    assert complete["queries"] == plain["queries"] + 1 == 4 and complete["queries_moved"] == plain["queries_moved"]
+    for key in ("min_mean", "max_mean"):
+        assert Fraction(complete[key]["exact"]) == Fraction(plain[key]["exact"]) * 3 / 4
