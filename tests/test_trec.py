@@ -62,8 +62,8 @@ def test_rank_column_is_ignored_as_in_trec_eval():
         (["q1 0 d1 1", "q1 0 d2"], "qrels.txt:2: expected 4 columns (qid iter docno label), got 3: 'q1 0 d2'"),
         (["q1 0 d1 1 extra"], "qrels.txt:1: expected 4 columns (qid iter docno label), got 5: 'q1 0 d1 1 extra'"),
         (["", "q1 0 d1 -1"], "qrels.txt:2: label must be >= 0, got '-1'"),
-        (["q1 0 d1 high"], "qrels.txt:1: label must be a number >= 0, got 'high'"),
-        (["q1 0 d1 nan"], "qrels.txt:1: label must be a number >= 0, got 'nan'"),
+        (["q1 0 d1 high"], "qrels.txt:1: label must be a decimal number such as 12, -0.5 or 1.5e-3, got 'high'"),
+        (["q1 0 d1 nan"], "qrels.txt:1: label must be a decimal number such as 12, -0.5 or 1.5e-3, got 'nan'"),
         (["q1 0 d1 1", "q1 0 d1 2"], "qrels.txt:2: duplicate judgement of docno 'd1' for query 'q1' (first on line 1)"),
     ],
 )
@@ -82,8 +82,8 @@ def test_bad_qrels(lines, message):
         ),
         (["q1 Q0 a 1 NaN r"], "run.txt:1: score is NaN, got 'NaN'; a NaN score has no place in a ranking"),
         (["q1 Q0 a 1 -nan r"], "run.txt:1: score is NaN, got '-nan'; a NaN score has no place in a ranking"),
-        (["q1 Q0 a 1 high r"], "run.txt:1: score must be a finite decimal number, got 'high'"),
-        (["q1 Q0 a 1 inf r"], "run.txt:1: score must be a finite decimal number, got 'inf'"),
+        (["q1 Q0 a 1 high r"], "run.txt:1: score must be a decimal number such as 12, -0.5 or 1.5e-3, got 'high'"),
+        (["q1 Q0 a 1 inf r"], "run.txt:1: score must be a decimal number such as 12, -0.5 or 1.5e-3, got 'inf'"),
         (
             ["q1 Q0 a 1 2 r", "q2 Q0 a 1 2 r", "q1 Q0 a 2 1 r"],
             "run.txt:3: duplicate docno 'a' for query 'q1' (first on line 1)",
@@ -99,7 +99,7 @@ def test_bad_run(lines, message):
 def test_file_name_in_messages_comes_from_the_path(tmp_path):
     path = tmp_path / "myrun.txt"
     path.write_text("q1 Q0 a 1 2 r\nq1 Q0 b 2 x r\n")
-    with pytest.raises(TieawareError, match=r"myrun\.txt:2: score must be a finite decimal number, got 'x'$"):
+    with pytest.raises(TieawareError, match=r"myrun\.txt:2: score must be a decimal number such as 12, -0.5 or 1.5e-3, got 'x'$"):
         read_run(path)
 
 

@@ -33,6 +33,8 @@ from fractions import Fraction
 from types import ModuleType
 from typing import Any, Optional, Union
 
+import numpy as np
+
 from tieaware.errors import TieawareError, bad
 from tieaware.exact import Exact
 from tieaware.inputs import to_qrels, to_run
@@ -41,7 +43,7 @@ from tieaware.params import flag
 from tieaware.ranking import Ranking, label
 from tieaware.trec import Qrels, Run, run_ranking, trec_eval_ranking
 
-__all__ = ["Evaluation", "evaluate", "compute", "measure_list", "exact_mean", "LAYERS", "TIE_BREAKS"]
+__all__ = ["Evaluation", "evaluate", "evaluate_prepared", "compute", "measure_list", "exact_mean", "LAYERS", "TIE_BREAKS"]
 
 LAYERS = ("fast", "reference")
 #: None: tie-aware (expected value over tie orderings); "trec_eval": ties broken by docno, descending.
@@ -243,19 +245,38 @@ def evaluate(
     if not queries:
         judged = f"{len(qrels)} judged quer{'y' if len(qrels) == 1 else 'ies'}"
         raise bad("run", sorted(run, key=natural_key)[:5], f"has no query that appears in the qrels ({judged})")
-    to_rank = run_ranking if tie_break is None else trec_eval_ranking
-    per_query: dict[str, dict[str, Exact]] = {}
-    for qid in _progress(queries, progress, tie_break):
-        judged = qrels[qid]
-        ranking = to_rank(run[qid], judged)
-        ideal = list(judged.values())
-        try:
-            per_query[qid] = {
-                str(m): compute(m, ranking, ideal=ideal, layer=layer, exact=exact) for m in ms
-            }
-        except TieawareError as exc:
-            raise TieawareError(f"query {qid!r}: {exc}") from None
+    if layer == "fast" and not exact:
+        # the vectorised float engine (tieaware.engine), per query only for measures it lacks
+        from tieaware.columns import prepare_dicts
+
+        prepared = prepare_dicts(qrels, run, queries, trec_order=tie_break is not None)
+        per_query = _per_query(prepared, ms, layer=layer, exact=exact, progress=progress, tie_break=tie_break)
+    else:
+        to_rank = run_ranking if tie_break is None else trec_eval_ranking
+        per_query = {}
+        for qid in _progress(queries, progress, tie_break):
+            judged = qrels[qid]
+            ranking = to_rank(run[qid], judged)
+            ideal = list(judged.values())
+            try:
+                per_query[qid] = {str(m): compute(m, ranking, ideal=ideal, layer=layer, exact=exact) for m in ms}
+            except TieawareError as exc:
+                raise TieawareError(f"query {qid!r}: {exc}") from None
     skipped_qrels = tuple(sorted((q for q in qrels if q not in run), key=natural_key))
+    skipped_run = tuple(sorted((q for q in run if q not in qrels), key=natural_key))
+    return _finish(ms, queries, per_query, skipped_run, skipped_qrels, exact=exact, complete=complete)
+
+
+def _finish(
+    ms: tuple[Measure, ...],
+    queries: tuple[str, ...],
+    per_query: dict[str, dict[str, Exact]],
+    skipped_run: tuple[str, ...],
+    skipped_qrels: tuple[str, ...],
+    *,
+    exact: bool,
+    complete: bool,
+) -> Evaluation:
     # -c: every judged query missing from the run adds a 0 to each mean.
     zeros = [0.0 if not exact else Fraction(0)] * (len(skipped_qrels) if complete else 0)
     mean = {str(m): exact_mean([per_query[q][str(m)] for q in queries] + zeros) for m in ms}
@@ -264,13 +285,98 @@ def evaluate(
         queries=queries,
         per_query=per_query,
         mean=mean,
-        skipped_run=tuple(sorted((q for q in run if q not in qrels), key=natural_key)),
+        skipped_run=skipped_run,
         skipped_qrels=skipped_qrels,
         complete=complete,
     )
 
 
-def _progress(queries: Sequence[str], show: bool, tie_break: Optional[str]) -> Iterable[str]:
+def evaluate_prepared(
+    prepared: Any,
+    measures: MeasureSpec,
+    *,
+    layer: str = "fast",
+    exact: bool = True,
+    tie_break: Optional[str] = None,
+    progress: bool = False,
+    complete: bool = False,
+) -> Evaluation:
+    """:func:`evaluate` on a run already joined and grouped by :func:`tieaware.columns.prepare`.
+
+    This is the path of ``tieaware eval``: the files are read as columns, not
+    dicts, and queries are evaluated one at a time (exact mode) or all at
+    once (float mode, :mod:`tieaware.engine`).
+    """
+    ms = measure_list(measures)
+    exact = flag(exact, "exact")
+    complete = flag(complete, "complete")
+    if tie_break not in TIE_BREAKS:
+        raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
+    _layer(layer)
+    for m in ms:
+        if m.name == "RBO":
+            raise bad("measure", str(m), _NOT_ON_A_RUN)
+    if not prepared.qids:
+        run_qids = sorted(prepared.skipped_run, key=natural_key)[:5]
+        n = len(prepared.skipped_qrels)
+        raise bad("run", run_qids, f"has no query that appears in the qrels ({n} judged quer{'y' if n == 1 else 'ies'})")
+    if tie_break is not None:
+        from tieaware.engine import trec_eval_view
+
+        prepared = trec_eval_view(prepared)
+    per_query = _per_query(prepared, ms, layer=layer, exact=exact, progress=progress, tie_break=tie_break)
+    queries = tuple(sorted(prepared.qids, key=natural_key))
+    skipped_run = tuple(sorted(prepared.skipped_run, key=natural_key))
+    skipped_qrels = tuple(sorted(prepared.skipped_qrels, key=natural_key))
+    return _finish(ms, queries, per_query, skipped_run, skipped_qrels, exact=exact, complete=complete)
+
+
+def _per_query(
+    p: Any, ms: tuple[Measure, ...], *, layer: str, exact: bool, progress: bool, tie_break: Optional[str]
+) -> dict[str, dict[str, Exact]]:
+    """{qid: {measure: value}}: the engine's arrays where it can, else one query at a time."""
+    per_query: dict[str, dict[str, Exact]] = {q: {} for q in p.qids}
+    rest = list(ms)
+    if layer == "fast" and not exact:
+        from tieaware import engine
+
+        cache: dict = {}
+        rest = []
+        for m in ms:
+            got = engine.values(p, m, cache)
+            if got is None:
+                rest.append(m)
+                continue
+            for q, v in zip(p.qids, got.tolist()):
+                per_query[q][str(m)] = v
+    if not rest:
+        return per_query
+    values = p.label_values
+    labels = p.label.tolist()
+    bounds = p.group_start.tolist() + [p.rows]
+    query_end = p.query_start.tolist()[1:] + [p.rows]
+    judged_ends = np.searchsorted(p.judged_query, np.arange(len(p.qids)), side="right").tolist()
+    judged = p.judged_label.tolist()
+    g, j0 = 0, 0
+    for i in _progress(range(len(p.qids)), progress, tie_break, total=len(p.qids)):
+        qid = p.qids[i]
+        ranking: list = []
+        while g < len(bounds) - 1 and bounds[g] < query_end[i]:
+            lo, hi = bounds[g], bounds[g + 1]
+            ranking.append(values[labels[lo]] if hi - lo == 1 else [values[x] for x in labels[lo:hi]])
+            g += 1
+        ideal = [values[x] for x in judged[j0 : judged_ends[i]]]
+        j0 = judged_ends[i]
+        try:
+            for m in rest:
+                per_query[qid][str(m)] = compute(m, ranking, ideal=ideal, layer=layer, exact=exact)
+        except TieawareError as exc:
+            raise TieawareError(f"query {qid!r}: {exc}") from None
+    # keep the measures in the order asked for
+    return {q: {str(m): v[str(m)] for m in ms} for q, v in per_query.items()}
+
+
+def _progress(queries: Iterable[Any], show: bool, tie_break: Optional[str], total: Optional[int] = None) -> Iterable[Any]:
     if not show:
         return queries
     import sys
@@ -279,4 +385,5 @@ def _progress(queries: Sequence[str], show: bool, tie_break: Optional[str]) -> I
 
     desc = "queries (trec_eval order)" if tie_break else "queries (tie-aware)"
     # disable=None: silent when stderr is not a terminal, so logs stay clean.
-    return tqdm(queries, desc=desc, unit="q", file=sys.stderr, disable=None, leave=False)
+    # delay=2: only work that lasts over ~2 s shows a bar.
+    return tqdm(queries, desc=desc, unit="q", file=sys.stderr, disable=None, leave=False, delay=2, total=total)

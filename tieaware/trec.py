@@ -33,12 +33,14 @@ got 5: 'q1 Q0 d 4 1.5'``.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import IO, Union
 
+from tieaware.columns import number_text, open_binary, shorten
 from tieaware.errors import TieawareError
 
 __all__ = [
@@ -76,10 +78,7 @@ def _lines(lines: Iterable[str]) -> Iterable[tuple[int, list[str], str]]:
 
 
 def _label(raw: str, where: str) -> Fraction:
-    try:
-        value = Fraction(raw)
-    except (ValueError, ZeroDivisionError):
-        raise TieawareError(f"{where}: label must be a number >= 0, got {raw!r}") from None
+    value = number_text(raw, "label", where)
     if value < 0:
         # trec_eval reads negative labels as non-relevant; here they are an
         # error, because a silently ignored -1 usually hides a broken file.
@@ -88,12 +87,7 @@ def _label(raw: str, where: str) -> Fraction:
 
 
 def _score(raw: str, where: str) -> Fraction:
-    if raw.strip().lower().lstrip("+-") in ("nan", "snan"):
-        raise TieawareError(f"{where}: score is NaN, got {raw!r}; a NaN score has no place in a ranking")
-    try:
-        return Fraction(raw)  # exact: "2.0" == "2", no float rounding
-    except (ValueError, ZeroDivisionError):
-        raise TieawareError(f"{where}: score must be a finite decimal number, got {raw!r}") from None
+    return number_text(raw, "score", where)  # exact: "2.0" == "2", no float rounding
 
 
 def parse_qrels(lines: Iterable[str], name: str = "<qrels>") -> Qrels:
@@ -113,7 +107,7 @@ def parse_qrels(lines: Iterable[str], name: str = "<qrels>") -> Qrels:
     for lineno, columns, text in _lines(lines):
         where = _where(name, lineno)
         if len(columns) != 4:
-            raise TieawareError(f"{where}: expected 4 columns (qid iter docno label), got {len(columns)}: {text!r}")
+            raise TieawareError(f"{where}: expected 4 columns (qid iter docno label), got {len(columns)}: {shorten(text)!r}")
         qid, _, docno, raw = columns
         if (qid, docno) in first_seen:
             raise TieawareError(
@@ -144,7 +138,7 @@ def parse_run(lines: Iterable[str], name: str = "<run>") -> Run:
         where = _where(name, lineno)
         if len(columns) != 6:
             raise TieawareError(
-                f"{where}: expected 6 columns (qid Q0 docno rank score run_id), got {len(columns)}: {text!r}"
+                f"{where}: expected 6 columns (qid Q0 docno rank score run_id), got {len(columns)}: {shorten(text)!r}"
             )
         qid, _, docno, _, raw, _ = columns
         if (qid, docno) in first_seen:
@@ -157,16 +151,23 @@ def parse_run(lines: Iterable[str], name: str = "<run>") -> Run:
 
 
 def _read(source: Source, parse, default_name: str):
-    if hasattr(source, "read"):
+    if hasattr(source, "read") and isinstance(source.read(0), str):
         return parse(source, getattr(source, "name", default_name))
-    name = os.fspath(source)
+    # paths (.gz and .bz2 decompressed), "-" for stdin, binary streams
+    stream, name, close = open_binary(source)
     try:
-        with open(name, encoding="utf-8") as f:
-            return parse(f, name)
-    except OSError as exc:
-        raise TieawareError(f"cannot read {name!r}: {exc.strerror or exc}") from None
+        text = io.TextIOWrapper(stream, encoding="utf-8")
+        try:
+            return parse(text, name)
+        finally:
+            text.detach()
+    except (OSError, EOFError) as exc:
+        raise TieawareError(f"cannot read {name!r}: {getattr(exc, 'strerror', None) or exc}") from None
     except UnicodeDecodeError as exc:
         raise TieawareError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    finally:
+        if close:
+            stream.close()
 
 
 def read_qrels(source: Source) -> Qrels:

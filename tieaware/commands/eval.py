@@ -19,9 +19,10 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.errors import bad
-from tieaware.evaluate import LAYERS, Evaluation, evaluate, measure_list
+from tieaware.columns import Prepared, prepare, read_table
+from tieaware.evaluate import LAYERS, Evaluation, evaluate, evaluate_prepared, measure_list
 from tieaware.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
-from tieaware.trec import read_qrels, read_run, read_sample, tie_groups
+from tieaware.trec import read_qrels, read_run, read_sample
 from tieaware.trec_format import TREC_DEFAULT, at_level, render, split_counters
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "FORMATS"]
@@ -148,31 +149,37 @@ def run(args: argparse.Namespace) -> int:
     if (args.qrels is None) != (args.run_file is None):
         raise bad("files", [args.qrels], "must be both QRELS and RUN, or neither for the bundled sample")
     if args.qrels is None:
-        qrels, ranked = read_sample()
         title = "bundled sample (tieaware/data/sample.qrels, sample.run)"
     else:
-        qrels, ranked = read_qrels(args.qrels), read_run(args.run_file)
         title = f"qrels {args.qrels}, run {args.run_file}"
     exact = not args.float
     counters, measures = _measures(args)
     common = dict(layer=args.layer, exact=exact, progress=True, complete=args.complete)
     if args.format == "trec":
+        if args.qrels is None:
+            qrels, ranked = read_sample()
+        else:
+            qrels, ranked = read_qrels(args.qrels), read_run(args.run_file)
         print(_trec_eval_layout(args, qrels, ranked, counters, measures, common))
         return 0
-    tied = evaluate(qrels, ranked, measures, **common)
-    trec = evaluate(qrels, ranked, measures, tie_break="trec_eval", **common)
+    # table and json: read as columns (tieaware.columns), evaluate every query at once in float
+    # mode (tieaware.engine) or one query at a time in exact mode.
+    prepared = _prepared(args)
+    tied = evaluate_prepared(prepared, measures, **common)
+    trec = evaluate_prepared(prepared, measures, tie_break="trec_eval", **common)
     spread = None
     if spread_on:
         from tieaware.comparison import evaluate_spread
 
+        qrels, ranked = read_sample() if args.qrels is None else (read_qrels(args.qrels), read_run(args.run_file))
         spread = evaluate_spread(qrels, ranked, measures, **common)
-    groups = [g for q in tied.queries for g in tie_groups(ranked[q])]
+    sizes = prepared.group_sizes()
     report = _Report(
         title=title,
         tied=tied,
         trec=trec,
-        docs=sum(len(g) for g in groups),
-        groups=sum(1 for g in groups if len(g) > 1),
+        docs=int(sizes.sum()),
+        groups=int((sizes > 1).sum()),
         exact=exact,
         digits=args.digits,
         layer=args.layer,
@@ -181,6 +188,23 @@ def run(args: argparse.Namespace) -> int:
     text = {"table": _table, "json": _json}[args.format](report, args.per_query)
     print(text)  # one print, after all the work: no half-written output
     return 0
+
+
+def _prepared(args: argparse.Namespace) -> Prepared:
+    """The run joined to its qrels and grouped by tied score, read as columns."""
+    if args.qrels is not None:
+        return prepare(read_table(args.qrels, "qrels"), read_table(args.run_file, "run"))
+    from importlib.resources import as_file, files
+
+    data = files("tieaware") / "data"
+    with as_file(data / "sample.qrels") as q, as_file(data / "sample.run") as r:
+        return prepare(_named(q, "sample.qrels", "qrels"), _named(r, "sample.run", "run"))
+
+
+def _named(path: Any, name: str, kind: str) -> Any:
+    table = read_table(path, kind)
+    table.name = name
+    return table
 
 
 def _measures(args: argparse.Namespace) -> tuple[list[str], tuple]:

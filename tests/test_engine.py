@@ -1,0 +1,93 @@
+"""The vectorised float engine (tieaware.engine) equals the exact layer on every query, to 1e-12."""
+
+import io
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from tieaware import engine
+from tieaware.columns import prepare, prepare_dicts, read_table
+from tieaware.evaluate import evaluate, evaluate_prepared
+from tieaware.exact import to_float
+from tieaware.names import parse
+from tieaware.trec import parse_qrels, parse_run
+
+MEASURES = (
+    "P@1 P@5 P@30 R@5 R@30 F1@10 AP AP@5 AP@40 RR RR@3 RR@40 nDCG nDCG@5 nDCG@40 DCG DCG@10 "
+    "RBP(p=0.5) RBP(p=0.9)@10 nDCG(dcg='exp-log2')@10 P(rel=2)@5 AP(rel=2) RR(rel=2)@10 R(rel=2)@20"
+)
+
+
+def _random_files(seed: int) -> tuple[str, str]:
+    """A random run with heavy ties, unjudged documents, queries missing on either side."""
+    rnd = random.Random(seed)
+    qrels, run = [], []
+    for q in range(rnd.randint(1, 6)):
+        qid = f"q{q}"
+        docs = [f"d{i}" for i in range(rnd.randint(1, 45))]
+        buckets = rnd.choice([1, 2, 3, 8, 50])
+        for d in docs:
+            score = rnd.randrange(buckets)
+            text = rnd.choice([str(score), f"{score}.0", f"{score}e0"])  # equal values, different texts
+            run.append(f"{qid} Q0 {d} 0 {text} r")
+        judged = rnd.sample(docs, rnd.randint(0, len(docs))) + [f"x{i}" for i in range(rnd.randint(0, 4))]
+        if not judged and rnd.random() < 0.5:
+            continue  # a run query without qrels
+        for d in judged or ["x"]:
+            qrels.append(f"{qid} 0 {d} {rnd.choice([0, 0, 1, 1, 2, 3])}")
+    qrels.append("qz 0 a 1")  # a judged query absent from the run
+    rnd.shuffle(run)
+    return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_engine_equals_exact_layer_on_every_query(seed):
+    qrels_text, run_text = _random_files(seed)
+    qrels, run = parse_qrels(qrels_text.splitlines()), parse_run(run_text.splitlines())
+    try:
+        exact = evaluate(qrels, run, MEASURES)
+    except Exception as exc:  # no query in common: both paths refuse
+        with pytest.raises(type(exc)):
+            evaluate(qrels, run, MEASURES, exact=False)
+        return
+    prepared = prepare(read_table(io.BytesIO(qrels_text.encode()), "qrels"), read_table(io.BytesIO(run_text.encode()), "run"))
+    from_dicts = prepare_dicts(qrels, run, exact.queries)
+    for p in (prepared, from_dicts):
+        cache: dict = {}
+        for m in exact.measures:
+            got = engine.values(p, m, cache)
+            assert got is not None, m
+            want = [to_float(exact.per_query[q][str(m)]) for q in p.qids]
+            assert np.allclose(got, want, rtol=0, atol=1e-12), (str(m), got, want)
+    # and through the public paths, with tie_break too
+    for tie_break in (None, "trec_eval"):
+        want = evaluate(qrels, run, MEASURES, tie_break=tie_break)
+        for got in (evaluate(qrels, run, MEASURES, exact=False, tie_break=tie_break),
+                    evaluate_prepared(prepared, MEASURES, exact=False, tie_break=tie_break)):
+            assert got.queries == want.queries
+            for q in want.queries:
+                for m, v in want.per_query[q].items():
+                    assert abs(got.per_query[q][m] - to_float(v)) <= 1e-12, (q, m)
+
+
+def test_unsupported_measures_fall_back_per_query():
+    qrels = parse_qrels(["q1 0 a 2", "q1 0 b 1"])
+    run = parse_run(["q1 Q0 a 1 1 r", "q1 Q0 b 2 1 r", "q1 Q0 c 3 0 r"])
+    m = parse("ERR@2")
+    assert engine.values(prepare_dicts(qrels, run, ["q1"]), m) is None
+    got = evaluate(qrels, run, "ERR@2 AP", exact=False)
+    want = evaluate(qrels, run, "ERR@2 AP")
+    assert list(got.per_query["q1"]) == ["ERR@2", "AP"]
+    assert got.per_query["q1"]["ERR@2"] == pytest.approx(to_float(want.per_query["q1"]["ERR@2"]), abs=1e-12)
+
+
+def test_float_ties_are_exact_ties():
+    # 0.1 and 0.10000000000000001 are one double but two scores: never a tie, in float mode either.
+    qrels_text = "q1 0 a 1\n"
+    run_text = "q1 Q0 a 1 0.1 r\nq1 Q0 b 2 0.10000000000000001 r\nq1 Q0 c 3 1e-1 r\n"
+    p = prepare(read_table(io.BytesIO(qrels_text.encode()), "qrels"), read_table(io.BytesIO(run_text.encode()), "run"))
+    assert p.group_sizes().tolist() == [1, 2]  # b alone (the larger exact value), then a and c tied
+    assert engine.values(p, parse("P@1"))[0] == 0.0
+    assert evaluate(parse_qrels([qrels_text.strip()]), parse_run(run_text.splitlines()), "P@1").mean["P@1"] == Fraction(0)

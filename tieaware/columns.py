@@ -1,0 +1,584 @@
+"""Columnar TREC reading: runs and qrels as numpy arrays, not one Python object per line.
+
+:mod:`tieaware.trec` reads a file into dicts of exact Fractions, which is
+right for small files and for the Python API.  At MS MARCO scale (6,980
+queries × 1,000 documents, 7 million lines) one Python object per line costs
+gigabytes and seconds, so ``tieaware eval`` reads through this module:
+
+- the file is read in blocks of bytes (``.gz`` and ``.bz2`` are decompressed
+  on the fly, ``-`` is stdin); a block whose lines are all well formed (one
+  space or tab between columns, no blank lines) is cut into columns with
+  numpy, and any other block goes through a line-by-line reader that gives
+  the same result, or names the bad line;
+- the columns are kept as byte-string arrays (qid, docno, score or label
+  text) with the line number of every row;
+- scores and labels are validated as trec_eval's format allows: a decimal
+  number with an optional exponent (:data:`NUMBER`), see :func:`number_text`.
+
+:func:`prepare` then joins a run to its qrels and finds the tie groups, per
+query, with numpy: rows sorted by query and score, a group boundary wherever
+the query or the **exact** score changes (see :func:`prepare` for why float
+equality is not used blindly).
+
+>>> import io
+>>> qrels = read_table(io.BytesIO(b"q1 0 a 1\\nq1 0 c 2\\n"), "qrels")
+>>> run = read_table(io.BytesIO(b"q1 Q0 a 1 3 r\\nq1 Q0 b 2 2.0 r\\nq1 Q0 c 3 2 r\\n"), "run")
+>>> p = prepare(qrels, run)
+>>> p.qids, p.label_values, p.label.tolist(), p.group_start.tolist()
+(['q1'], [Fraction(0, 1), Fraction(1, 1), Fraction(2, 1)], [1, 0, 2], [0, 1])
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import os
+import re
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import IO, Any, Optional, Union
+
+import numpy as np
+
+from tieaware.errors import TieawareError
+
+__all__ = [
+    "NUMBER",
+    "MAX_NUMBER_CHARS",
+    "Table",
+    "Prepared",
+    "number_text",
+    "shorten",
+    "open_binary",
+    "read_table",
+    "prepare",
+]
+
+#: The number syntax trec_eval's files use: a decimal number, optional sign and exponent.
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
+#: Longer score or label texts are refused (an exact value of 10**999999999 would never finish).
+MAX_NUMBER_CHARS = 100
+#: Error messages show at most this many characters of an input line.
+MAX_ECHO = 80
+
+_DOUBLE_MAX = sys.float_info.max
+_COLUMNS = {"run": 6, "qrels": 4}
+_LAYOUT = {"run": "qid Q0 docno rank score run_id", "qrels": "qid iter docno label"}
+_BLOCK = 1 << 24  # bytes per block: bounds the temporary index arrays to ~100 MB
+
+Source = Union[str, "os.PathLike[str]", IO[Any]]
+
+
+def shorten(text: str, limit: int = MAX_ECHO) -> str:
+    """*text* cut to *limit* characters, with a note of how much was left out.
+
+    >>> shorten("x" * 100, 10)
+    'xxxxxxxxxx... (90 more characters)'
+    """
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
+def number_text(raw: str, what: str, where: str) -> Fraction:
+    """The exact value of a score or label text, as trec_eval's format allows it.
+
+    Accepted: a decimal number with an optional sign and an optional
+    exponent of at most 4 digits (``12``, ``-0.5``, ``1.5e-3``), at most
+    :data:`MAX_NUMBER_CHARS` characters, within double range (trec_eval
+    reads it with ``atof``).  Refused: fractions (``3/4``), digit separators
+    (``1_000``), ``inf`` and ``nan``, hexadecimal.
+
+    >>> number_text("2.50", "score", "run:1")
+    Fraction(5, 2)
+    >>> number_text("1_000", "score", "run:1")
+    Traceback (most recent call last):
+    ...
+    tieaware.errors.TieawareError: run:1: score must be a decimal number such as 12, -0.5 or 1.5e-3, got '1_000'
+    """
+    if len(raw) > MAX_NUMBER_CHARS:
+        raise TieawareError(
+            f"{where}: {what} has {len(raw)} characters, more than the {MAX_NUMBER_CHARS} accepted: {shorten(raw, 30)!r}"
+        )
+    if raw.strip().lower().lstrip("+-") in ("nan", "snan") and what == "score":
+        raise TieawareError(f"{where}: score is NaN, got {raw!r}; a NaN score has no place in a ranking")
+    if not NUMBER.fullmatch(raw):
+        raise TieawareError(f"{where}: {what} must be a decimal number such as 12, -0.5 or 1.5e-3, got {raw!r}")
+    value = Fraction(raw)
+    if abs(value) > _DOUBLE_MAX:
+        raise TieawareError(f"{where}: {what} {raw} is beyond double range (about 1.8e308), which trec_eval cannot read either")
+    return value
+
+
+# -- reading ------------------------------------------------------------------
+
+
+def open_binary(source: Source) -> tuple[IO[bytes], str, bool]:
+    """(binary stream, name, whether to close it) for a path, ``-`` (stdin) or an open file.
+
+    ``.gz`` and ``.bz2`` paths are decompressed transparently.
+    """
+    if hasattr(source, "read"):
+        name = getattr(source, "name", "<stream>")
+        buffer = getattr(source, "buffer", None)
+        if buffer is not None:
+            return buffer, str(name), False
+        if isinstance(source, io.TextIOBase) or isinstance(source.read(0), str):
+            return io.BytesIO(source.read().encode("utf-8")), str(name), False
+        return source, str(name), False
+    name = os.fspath(source)
+    if name == "-":
+        return sys.stdin.buffer, "<stdin>", False
+    try:
+        if name.endswith(".gz"):
+            return gzip.open(name, "rb"), name, True
+        if name.endswith(".bz2"):
+            return bz2.open(name, "rb"), name, True
+        return open(name, "rb"), name, True
+    except OSError as exc:
+        raise TieawareError(f"cannot read {name!r}: {exc.strerror or exc}") from None
+
+
+def _blocks(stream: IO[bytes], name: str):
+    """Blocks of whole lines (each ends with a newline), with the number of lines before each."""
+    rest = b""
+    lines_before = 0
+    while True:
+        try:
+            data = stream.read(_BLOCK)
+        except (OSError, EOFError) as exc:  # a truncated .gz, a bad .bz2
+            raise TieawareError(f"cannot read {name!r}: {exc}") from None
+        if not data:
+            break
+        data = rest + data
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            rest = data
+            continue
+        block, rest = data[:cut], data[cut:]
+        yield block, lines_before
+        lines_before += block.count(b"\n")
+    if rest:
+        yield rest + b"\n", lines_before
+
+
+@dataclass
+class Table:
+    """A TREC file as columns: one entry per non-blank line ("row"), in file order."""
+
+    #: "run" or "qrels"
+    kind: str
+    #: The file name, for messages.
+    name: str
+    #: qid text of every row (numpy bytes array).
+    qid: np.ndarray
+    #: docno of every row (numpy bytes array).
+    docno: np.ndarray
+    #: score (run) or label (qrels) text of every row (numpy bytes array).
+    value: np.ndarray
+    #: 1-based line number of every row.
+    line: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.line)
+
+
+def read_table(source: Source, kind: str) -> Table:
+    """Read a run (``kind="run"``) or qrels (``kind="qrels"``) file into a :class:`Table`.
+
+    Only the column layout is checked here; numbers are checked by
+    :func:`prepare` (each distinct text once).
+
+    >>> t = read_table(io.BytesIO(b"q1 0 d1 1\\n\\nq2\\t0\\td2\\t0\\n"), "qrels")
+    >>> t.qid.tolist(), t.docno.tolist(), t.value.tolist(), t.line.tolist()
+    ([b'q1', b'q2'], [b'd1', b'd2'], [b'1', b'0'], [1, 3])
+    """
+    stream, name, close = open_binary(source)
+    try:
+        parts = [_block(block, before, kind, name) for block, before in _blocks(stream, name)]
+    finally:
+        if close:
+            stream.close()
+    parts = [p for p in parts if len(p[3])]
+    if not parts:
+        empty = np.array([], dtype="S1")
+        return Table(kind, name, empty, empty, empty, np.array([], dtype=np.int64))
+    cols = [np.concatenate([p[i] for p in parts]) for i in range(4)]
+    return Table(kind, name, cols[0], cols[1], cols[2], cols[3])
+
+
+def _block(block: bytes, before: int, kind: str, name: str) -> tuple[np.ndarray, ...]:
+    if not block.isascii():
+        try:
+            block.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = before + block.count(b"\n", 0, exc.start) + 1
+            raise TieawareError(f"{name}:{line}: not UTF-8 text ({exc.reason})") from None
+    fast = _fast_block(block, before, kind)
+    return fast if fast is not None else _slow_block(block, before, kind, name)
+
+
+def _fast_block(block: bytes, before: int, kind: str) -> Optional[tuple[np.ndarray, ...]]:
+    """Columns by numpy when every line is `col SEP col SEP ...` with single separators; else None."""
+    if b"\r" in block or b"\n\n" in block or block.startswith(b"\n"):
+        return None
+    ncol = _COLUMNS[kind]
+    a = np.frombuffer(block, dtype=np.uint8)
+    nl = np.flatnonzero(a == 10)
+    sep = np.flatnonzero((a == 32) | (a == 9))
+    lines = len(nl)
+    if len(sep) != (ncol - 1) * lines:
+        return None
+    sep = sep.reshape(lines, ncol - 1)
+    starts = np.empty(lines, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = nl[:-1] + 1
+    # Sorted positions and equal counts: if a line had too few (or too many)
+    # separators, some row of `sep` would reach past its own line.
+    if not ((sep[:, 0] > starts).all() and (sep[:, -1] < nl - 1).all() and (np.diff(sep, axis=1) > 1).all()):
+        return None
+    bounds = [starts] + [sep[:, c] + 1 for c in range(ncol - 1)]
+    ends = [sep[:, c] for c in range(ncol - 1)] + [nl]
+    value_col = 4 if kind == "run" else 3
+    if int((ends[value_col] - bounds[value_col]).max()) > MAX_NUMBER_CHARS:
+        return None  # the line reader names the line
+    qid = _gather(a, bounds[0], ends[0])
+    docno = _gather(a, bounds[2], ends[2])
+    value = _gather(a, bounds[value_col], ends[value_col])
+    line = np.arange(before + 1, before + lines + 1, dtype=np.int64)
+    return qid, docno, value, line
+
+
+def _gather(a: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The byte strings a[start[i]:end[i]] as one fixed-width numpy bytes array."""
+    width = int((end - start).max())
+    out = np.zeros((len(start), width), dtype=np.uint8)
+    for c in range(width):  # one pass per character column: width passes, no L×width index array
+        pos = start + c
+        inside = pos < end
+        out[inside, c] = a[pos[inside]]
+    return out.view(f"S{width}").ravel()
+
+
+def _slow_block(block: bytes, before: int, kind: str, name: str) -> tuple[np.ndarray, ...]:
+    """The line-by-line reader: any whitespace, blank lines; names the first bad line."""
+    ncol = _COLUMNS[kind]
+    value_col = 4 if kind == "run" else 3
+    qids, docnos, values, lines = [], [], [], []
+    for i, raw in enumerate(block.split(b"\n")[:-1], start=before + 1):
+        columns = raw.split()
+        if not columns:
+            continue
+        if len(columns) != ncol:
+            text = raw.decode("utf-8").strip()
+            raise TieawareError(
+                f"{name}:{i}: expected {ncol} columns ({_LAYOUT[kind]}), got {len(columns)}: {shorten(text)!r}"
+            )
+        qids.append(columns[0])
+        docnos.append(columns[2])
+        values.append(columns[value_col])
+        lines.append(i)
+    if not lines:
+        empty = np.array([], dtype="S1")
+        return empty, empty, empty, np.array([], dtype=np.int64)
+    return np.array(qids), np.array(docnos), np.array(values), np.array(lines, dtype=np.int64)
+
+
+# -- joining and grouping -------------------------------------------------------
+
+
+@dataclass
+class Prepared:
+    """A run joined to its qrels, rows sorted by query then score (best first), ties grouped.
+
+    Only queries in both the run and the qrels are kept (trec_eval's default).
+    Arrays indexed by row are in the sorted order; arrays indexed by group
+    or query are in group or query order.
+    """
+
+    #: The evaluated query ids; index = query number (file order of first appearance).
+    qids: list[str]
+    #: Query number of every row.
+    query: np.ndarray
+    #: Label number of every row (into :attr:`label_values`); unjudged rows get the label 0.
+    label: np.ndarray
+    #: The distinct labels, exact, sorted; label_values[0] is 0.
+    label_values: list[Fraction]
+    #: First row of every tie group (groups never span queries).
+    group_start: np.ndarray
+    #: First row of every query.
+    query_start: np.ndarray
+    #: Label numbers of every judged document, sorted by query (the nDCG ideal and num_rel).
+    judged_query: np.ndarray
+    judged_label: np.ndarray
+    #: Row order that breaks ties as trec_eval does (score as a double, descending, then docno descending).
+    trec_order: Optional[np.ndarray]
+    #: Run queries without qrels, and judged queries absent from the run.
+    skipped_run: list[str]
+    skipped_qrels: list[str]
+
+    @property
+    def rows(self) -> int:
+        return len(self.query)
+
+    def group_sizes(self) -> np.ndarray:
+        return np.diff(np.append(self.group_start, self.rows))
+
+
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first index of every run of equal consecutive values, run number of every element)."""
+    change = np.ones(len(values), dtype=bool)
+    change[1:] = values[1:] != values[:-1]
+    heads = np.flatnonzero(change)
+    return heads, np.cumsum(change) - 1
+
+
+def _query_numbers(qid: np.ndarray) -> tuple[list[bytes], np.ndarray]:
+    """(distinct qids in order of first appearance, query number of every row)."""
+    heads, run_of = _distinct(qid)
+    index: dict[bytes, int] = {}
+    head_numbers = np.fromiter((index.setdefault(q, len(index)) for q in qid[heads].tolist()), dtype=np.int64, count=len(heads))
+    return list(index), head_numbers[run_of]
+
+
+def _hash(strings: np.ndarray, width: int) -> np.ndarray:
+    """A 64-bit hash of every byte string (FNV-style), the same for equal strings of any array width."""
+    codes = np.zeros((len(strings), width), dtype=np.uint8)
+    raw = strings.view(np.uint8).reshape(len(strings), strings.dtype.itemsize)
+    codes[:, : raw.shape[1]] = raw
+    h = np.full(len(strings), 14695981039346656037, dtype=np.uint64)
+    prime = np.uint64(1099511628211)
+    with np.errstate(over="ignore"):
+        for c in range(width):
+            h = (h ^ codes[:, c].astype(np.uint64)) * prime
+    return h
+
+
+def _key(query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return docno_hash * np.uint64(0x9E3779B97F4A7C15) + query.astype(np.uint64)
+
+
+def _labels(qrels: Table) -> tuple[list[Fraction], np.ndarray]:
+    """The distinct exact labels (0 first, then ascending) and every qrels row's label number."""
+    texts, inverse = np.unique(qrels.value, return_inverse=True)
+    exact = []
+    for i, raw in enumerate(texts.tolist()):
+        where = f"{qrels.name}:{int(qrels.line[np.argmax(inverse == i)])}"
+        value = number_text(raw.decode("utf-8"), "label", where)
+        if value < 0:
+            # trec_eval reads negative labels as non-relevant; here they are an
+            # error, because a silently ignored -1 usually hides a broken file.
+            raise TieawareError(f"{where}: label must be >= 0, got {raw.decode('utf-8')!r}")
+        exact.append(value)
+    distinct = sorted(set(exact) | {Fraction(0)})
+    number = {v: i for i, v in enumerate(distinct)}
+    remap = np.array([number[v] for v in exact], dtype=np.int64)
+    return distinct, remap[inverse]
+
+
+def _duplicates(table: Table, query: np.ndarray, what: str) -> None:
+    """Refuse a docno given twice for one query, naming both lines."""
+    if not len(table):
+        return
+    key = _key(query, _hash(table.docno, table.docno.dtype.itemsize))
+    order = np.argsort(key, kind="stable")
+    same = np.flatnonzero(key[order][1:] == key[order][:-1])
+    for i in same:  # equal hashes: check the text (a collision is not a duplicate)
+        a, b = order[i], order[i + 1]
+        if query[a] == query[b] and table.docno[a] == table.docno[b]:
+            first, second = sorted((int(table.line[a]), int(table.line[b])))
+            docno, qid = table.docno[a].decode(), table.qid[a].decode()
+            raise TieawareError(f"{table.name}:{second}: {what.format(docno=docno, qid=qid)} (first on line {first})")
+
+
+def _scores(run: Table) -> np.ndarray:
+    """Every run row's score as a double, each distinct run of equal texts validated once."""
+    heads, run_of = _distinct(run.value)
+    values = np.empty(len(heads), dtype=np.float64)
+    seen: dict[bytes, float] = {}
+    for i, raw in enumerate(run.value[heads].tolist()):
+        value = seen.get(raw)
+        if value is None:
+            text = raw.decode("utf-8")
+            number_text(text, "score", f"{run.name}:{int(run.line[heads[i]])}")
+            value = seen[raw] = float(text)  # correctly rounded, as atof is
+        values[i] = value
+    return values[run_of]
+
+
+def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
+    """Join *run* to *qrels* and group ties, per query; see the module docstring.
+
+    **Ties are equal exact values of the score text**, in float mode too.
+    Rows are sorted by the double nearest each score (rounding is monotone,
+    so this is the exact order except among scores that round to the same
+    double).  Neighbours with the same text tie.  Where neighbours round to
+    the same double but their texts differ (``2`` and ``2.0``, or ``0.1``
+    and ``0.10000000000000001``), that stretch is re-sorted and grouped by
+    exact Fraction value.  So the groups are exactly those of
+    :func:`tieaware.trec.tie_groups`, whatever the digits.
+    """
+    qrels_names, qrels_query = _query_numbers(qrels.qid)
+    run_names, run_query_all = _query_numbers(run.qid)
+    _duplicates(qrels, qrels_query, "duplicate judgement of docno {docno!r} for query {qid!r}")
+    _duplicates(run, run_query_all, "duplicate docno {docno!r} for query {qid!r}")
+    label_values, qrels_label = _labels(qrels)
+    score_all = _scores(run)
+
+    judged_names = set(qrels_names)
+    run_name_set = set(run_names)
+    kept = [q for q in run_names if q in judged_names]
+    number = {q: i for i, q in enumerate(kept)}
+    # run rows of evaluated queries, renumbered
+    to_kept = np.array([number.get(q, -1) for q in run_names], dtype=np.int64)
+    row_query = to_kept[run_query_all] if len(run) else np.array([], dtype=np.int64)
+    keep = row_query >= 0
+    rows = np.flatnonzero(keep)
+    query = row_query[rows]
+    score = score_all[rows]
+    docno = run.docno[rows]
+    text = run.value[rows]
+    # qrels rows of evaluated queries, in the same numbering
+    q_to_kept = np.array([number.get(q, -1) for q in qrels_names], dtype=np.int64)
+    jq = q_to_kept[qrels_query] if len(qrels) else np.array([], dtype=np.int64)
+    jkeep = jq >= 0
+
+    # sort by query, then score descending (stable: file order among equal doubles)
+    order = np.lexsort((-score, query))
+    query, score, docno, text = query[order], score[order], docno[order], text[order]
+    n = len(query)
+    boundary = np.ones(n, dtype=bool)
+    if n:
+        same_double = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
+        boundary[1:] = ~same_double
+        differ = same_double & (text[1:] != text[:-1])
+        if differ.any():
+            _exact_regroup(differ, boundary, [query, score, docno, text], order)
+    group_start = np.flatnonzero(boundary)
+    query_start = np.flatnonzero(np.append(True, query[1:] != query[:-1])) if n else np.array([], dtype=np.int64)
+
+    # labels of run rows: join on (query, docno) through 64-bit hashes, checked on the text
+    label = np.zeros(n, dtype=np.int64)
+    jrows = np.flatnonzero(jkeep)
+    if n and len(jrows):
+        width = max(docno.dtype.itemsize, qrels.docno.dtype.itemsize)
+        jkey = _key(jq[jrows], _hash(qrels.docno[jrows], width))
+        jorder = np.argsort(jkey)
+        sorted_keys = jkey[jorder]
+        rkey = _key(query, _hash(docno, width))
+        pos = np.minimum(np.searchsorted(sorted_keys, rkey), len(sorted_keys) - 1)
+        hit = sorted_keys[pos] == rkey
+        if (sorted_keys[1:] == sorted_keys[:-1]).any():  # a hash collision inside the qrels: join by dict
+            judged = {(int(q), d): int(x) for q, d, x in zip(jq[jrows], qrels.docno[jrows].tolist(), qrels_label[jrows])}
+            label = np.fromiter((judged.get((int(q), d), 0) for q, d in zip(query, docno.tolist())), dtype=np.int64, count=n)
+        else:
+            match = jrows[jorder[pos[hit]]]
+            truly = qrels.docno[match] == docno[hit]
+            idx = np.flatnonzero(hit)[truly]
+            label[idx] = qrels_label[match[truly]]
+
+    jorder2 = np.argsort(jq[jrows], kind="stable")
+    judged_query = jq[jrows][jorder2]
+    judged_label = qrels_label[jrows][jorder2]
+
+    trec = None
+    if trec_order and n:
+        trec = _trec_eval_order(query, score, docno)
+    return Prepared(
+        qids=[q.decode("utf-8") for q in kept],
+        query=query,
+        label=label,
+        label_values=label_values,
+        group_start=group_start,
+        query_start=query_start,
+        judged_query=judged_query,
+        judged_label=judged_label,
+        trec_order=trec,
+        skipped_run=[q.decode("utf-8") for q in run_names if q not in judged_names],
+        skipped_qrels=[q.decode("utf-8") for q in qrels_names if q not in run_name_set],
+    )
+
+
+def _exact_regroup(differ: np.ndarray, boundary: np.ndarray, columns: list[np.ndarray], order: np.ndarray) -> None:
+    """Within stretches of equal doubles whose texts differ, order and group by exact value (in place)."""
+    spans = np.flatnonzero(differ)
+    done = -1
+    for i in spans:
+        if i <= done:
+            continue
+        lo = int(i)
+        while lo > 0 and not boundary[lo]:
+            lo -= 1
+        hi = int(i) + 1
+        while hi + 1 < len(boundary) and not boundary[hi + 1]:
+            hi += 1
+        # rows lo..hi share a query and a double; sort them by exact value, descending (stable)
+        exact = [Fraction(t.decode()) for t in columns[3][lo : hi + 1].tolist()]
+        perm = sorted(range(len(exact)), key=lambda j: exact[j], reverse=True)
+        for col in columns:
+            col[lo : hi + 1] = col[lo : hi + 1][perm]
+        order[lo : hi + 1] = order[lo : hi + 1][perm]
+        for j in range(1, len(perm)):
+            boundary[lo + j] = exact[perm[j]] != exact[perm[j - 1]]
+        done = hi
+
+
+def _trec_eval_order(query: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray:
+    """Rows in trec_eval's order: query, score as a double descending, docno descending (strcmp).
+
+    A NUL-padded byte string compares like big-endian unsigned words, so
+    docnos sort as 8-byte integer keys; the bitwise complement reverses them.
+    """
+    width = -(-docno.dtype.itemsize // 8) * 8
+    padded = np.zeros((len(docno), width), dtype=np.uint8)
+    padded[:, : docno.dtype.itemsize] = docno.view(np.uint8).reshape(len(docno), docno.dtype.itemsize)
+    words = ~padded.view(">u8").astype(np.uint64)
+    keys = [words[:, c] for c in range(words.shape[1] - 1, -1, -1)]
+    return np.lexsort(keys + [-score, query])
+
+
+def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = False) -> Prepared:
+    """A :class:`Prepared` from tieaware's dict forms (:data:`tieaware.trec.Qrels`, :data:`tieaware.trec.Run`).
+
+    *queries* are the query ids to keep, in order.  Groups are those of
+    :func:`tieaware.trec.tie_groups` (exact score equality); with
+    *trec_order*, every document is its own group, in trec_eval's order.
+    """
+    from tieaware.trec import tie_groups, trec_eval_order
+
+    distinct: dict[Fraction, int] = {Fraction(0): 0}
+    for q in queries:
+        for x in qrels[q].values():
+            distinct.setdefault(x, 0)
+    label_values = sorted(distinct)
+    number = {v: i for i, v in enumerate(label_values)}
+    query, label, group_start, query_start, jq, jl = [], [], [], [], [], []
+    row = 0
+    for i, q in enumerate(queries):
+        judged = qrels[q]
+        query_start.append(row)
+        groups = [[d] for d in trec_eval_order(run[q])] if trec_order else tie_groups(run[q])
+        for g in groups:
+            group_start.append(row)
+            for d in g:
+                x = judged.get(d)
+                label.append(0 if x is None else number[x])
+            row += len(g)
+        query.extend([i] * (row - query_start[-1]))
+        jq.extend([i] * len(judged))
+        jl.extend(number[x] for x in judged.values())
+    as_int = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
+    return Prepared(
+        qids=list(queries),
+        query=as_int(query),
+        label=as_int(label),
+        label_values=label_values,
+        group_start=as_int(group_start),
+        query_start=as_int(query_start),
+        judged_query=as_int(jq),
+        judged_label=as_int(jl),
+        trec_order=None,
+        skipped_run=[],
+        skipped_qrels=[],
+    )

@@ -1,0 +1,266 @@
+"""The vectorised tie-aware float engine: every query at once, in numpy.
+
+The rows of a run, joined to the qrels and grouped by tied score
+(:class:`tieaware.columns.Prepared`), are summarised per tie group (size n,
+relevant count r, gain sum G, start rank t inside its query).  Each
+measure's closed form (the same ones :mod:`tieaware.fast` proves, see
+docs/eval.md) is then evaluated in array form across all groups of all
+queries, and summed per query with ``np.bincount``:
+
+- expected hits in the top k: Σ_g clip(k - t, 0, n)·r/n (P, R, F1);
+- AP: a group's ranks t+1..e add (r/n)·((b + 1 - (t + 1)·π)·(H_e - H_t) + π·(e - t)),
+  with b the relevant documents before it, π = (r-1)/(n-1) and H the
+  harmonic numbers (the harmonic-sum form of ``fast.average_precision``);
+- RR: the first group holding a relevant document, Σ_x P(first at x)/(t + x),
+  stepped for every query at once;
+- DCG and nDCG: Σ_g (G/n)·(C_e - C_t), C the cumulative discounts; the ideal
+  from the sorted judged gains;
+- RBP: Σ_g (r/n)·(p^t - p^e).
+
+Prefix sums (H, C) are accumulated in extended precision so that their
+differences keep ~1e-16 relative accuracy; tests/test_engine.py checks every
+query against the exact layer to 1e-12.  Measures the engine does not know
+(ERR, and any measure added to :func:`tieaware.evaluate.compute` later)
+return None from :func:`values`, and the caller evaluates them per query.
+
+>>> import io
+>>> from tieaware.columns import prepare, read_table
+>>> qrels = read_table(io.BytesIO(b"q1 0 a 1\\nq1 0 x 1\\n"), "qrels")
+>>> run = read_table(io.BytesIO(b"q1 Q0 a 1 2 r\\nq1 Q0 b 2 2 r\\n"), "run")
+>>> from tieaware.names import parse
+>>> float(values(prepare(qrels, run), parse("AP"))[0])    # (1/2·1 + 1/2·1/2)/2 = 3/8
+0.375
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Optional
+
+import numpy as np
+
+from tieaware.columns import Prepared
+from tieaware.names import Measure
+
+__all__ = ["SUPPORTED", "values", "trec_eval_view"]
+
+#: Measures evaluated in array form; any other falls back to the per-query path.
+SUPPORTED = frozenset({"P", "R", "F1", "AP", "RR", "nDCG", "DCG", "RBP"})
+
+
+def trec_eval_view(p: Prepared) -> Prepared:
+    """The same rows in trec_eval's order, every document its own group (tie-oblivious).
+
+    >>> import io
+    >>> from tieaware.columns import prepare, read_table
+    >>> qrels = read_table(io.BytesIO(b"q1 0 a 1\\n"), "qrels")
+    >>> run = read_table(io.BytesIO(b"q1 Q0 a 1 2 r\\nq1 Q0 b 2 2 r\\n"), "run")
+    >>> trec_eval_view(prepare(qrels, run)).label.tolist()    # b before a: docno descending
+    [0, 1]
+    """
+    if p.trec_order is None:
+        raise ValueError("the Prepared rows were built without trec_eval's order")
+    order = p.trec_order
+    return Prepared(
+        qids=p.qids,
+        query=p.query[order],
+        label=p.label[order],
+        label_values=p.label_values,
+        group_start=np.arange(p.rows, dtype=np.int64),
+        query_start=p.query_start,
+        judged_query=p.judged_query,
+        judged_label=p.judged_label,
+        trec_order=None,
+        skipped_run=p.skipped_run,
+        skipped_qrels=p.skipped_qrels,
+    )
+
+
+class _Groups:
+    """Per-group arrays shared by every measure of one evaluation."""
+
+    def __init__(self, p: Prepared):
+        self.p = p
+        self.nq = len(p.qids)
+        self.rows = p.rows
+        starts = p.group_start
+        self.start_row = starts
+        self.size = np.diff(np.append(starts, self.rows)).astype(np.float64)
+        self.query = p.query[starts] if self.rows else np.array([], dtype=np.int64)
+        self.t = (starts - p.query_start[self.query]).astype(np.float64) if self.rows else np.array([])
+        self.length = np.bincount(p.query, minlength=self.nq).astype(np.float64)
+        self._cache: dict = {}
+
+    def per_group(self, per_row: np.ndarray) -> np.ndarray:
+        if not self.rows:
+            return np.array([], dtype=np.float64)
+        return np.add.reduceat(per_row, self.start_row).astype(np.float64)
+
+    def relevant(self, rel: Fraction) -> tuple[np.ndarray, np.ndarray]:
+        """(relevant count per group, num_rel per query) at threshold *rel*, decided exactly."""
+        key = ("rel", rel)
+        if key not in self._cache:
+            is_rel = np.array([x >= rel for x in self.p.label_values], dtype=np.float64)
+            r = self.per_group(is_rel[self.p.label])
+            num_rel = np.bincount(self.p.judged_query, weights=is_rel[self.p.judged_label], minlength=self.nq)
+            self._cache[key] = (r, num_rel)
+        return self._cache[key]
+
+    def before(self, r: np.ndarray) -> np.ndarray:
+        """Relevant documents in earlier groups of the same query."""
+        total = np.cumsum(r) - r
+        first_group = np.searchsorted(self.start_row, self.p.query_start)
+        return total - total[first_group][self.query]
+
+    def sum_per_query(self, per_group: np.ndarray) -> np.ndarray:
+        return np.bincount(self.query, weights=per_group, minlength=self.nq)
+
+
+def _prefix(terms: np.ndarray) -> np.ndarray:
+    """[0, t1, t1+t2, ...] accumulated in extended precision (differences stay accurate)."""
+    out = np.zeros(len(terms) + 1, dtype=np.longdouble)
+    np.cumsum(terms.astype(np.longdouble), out=out[1:])
+    return out
+
+
+def _span(prefix: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """prefix[hi] - prefix[lo], rounded once to double."""
+    return (prefix[hi.astype(np.int64)] - prefix[lo.astype(np.int64)]).astype(np.float64)
+
+
+def _cut(g: _Groups, k: Optional[int]) -> np.ndarray:
+    """The last rank of every group that counts: min(t + n, k)."""
+    end = g.t + g.size
+    return end if k is None else np.minimum(end, k)
+
+
+def _hits(g: _Groups, k: int, r: np.ndarray) -> np.ndarray:
+    m = np.clip(k - g.t, 0, g.size)
+    return g.sum_per_query(m * r / g.size)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.zeros_like(num, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def _ap(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
+    r, num_rel = g.relevant(rel)
+    n, t = g.size, g.t
+    depth = g.length[g.query] if k is None else np.minimum(np.float64(k), np.inf)
+    last = np.minimum(t + n, depth)
+    live = (r > 0) & (t < last)
+    pi = np.zeros_like(r)
+    np.divide(r - 1, n - 1, out=pi, where=n > 1)
+    top = int(max(g.length.max(initial=0), k or 0))
+    harmonic = _prefix(1.0 / np.arange(1, top + 1, dtype=np.float64))
+    b = g.before(r)
+    lastc = np.where(live, last, t)
+    contrib = r / n * ((b + 1 - (t + 1) * pi) * _span(harmonic, t, lastc) + pi * (lastc - t))
+    return _ratio(g.sum_per_query(np.where(live, contrib, 0.0)), num_rel)
+
+
+def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
+    r, _ = g.relevant(rel)
+    eligible = (r > 0) if k is None else (r > 0) & (g.t < k)
+    out = np.zeros(g.nq, dtype=np.float64)
+    idx = np.flatnonzero(eligible)
+    if not len(idx):
+        return out
+    # the first eligible group of every query
+    firsts = idx[np.flatnonzero(np.append(True, g.query[idx][1:] != g.query[idx][:-1]))]
+    q, t, n, rr = g.query[firsts], g.t[firsts], g.size[firsts], r[firsts]
+    slots = n if k is None else np.minimum(n, k - t)
+    total = np.zeros(len(firsts))
+    none_yet = np.ones(len(firsts))  # f(x-1): the first x-1 slots all irrelevant
+    active = np.arange(len(firsts))
+    x = 1
+    while len(active):
+        still = none_yet[active] * (1 - rr[active] / (n[active] - x + 1))
+        total[active] += (none_yet[active] - still) / (t[active] + x)
+        none_yet[active] = still
+        active = active[(slots[active] > x) & (still > 0)]
+        x += 1
+    out[q] = total
+    return out
+
+
+def _gain_sums(g: _Groups, gain: str) -> Optional[np.ndarray]:
+    """Gain per label number, or None when the gain cannot take every label (exp2 on a fraction)."""
+    if gain == "linear":
+        return np.array([float(x) for x in g.p.label_values])
+    if any(x.denominator != 1 for x in g.p.label_values):
+        return None  # the per-query path raises the proper error
+    return np.array([float(2 ** int(x) - 1) for x in g.p.label_values])
+
+
+def _discounts(g: _Groups, k: Optional[int]) -> np.ndarray:
+    top = int(max(g.length.max(initial=0), np.bincount(g.p.judged_query, minlength=g.nq).max(initial=0), k or 0))
+    key = ("discount", top)
+    if key not in g._cache:
+        g._cache[key] = _prefix(1.0 / np.log2(np.arange(2, top + 2, dtype=np.float64)))
+    return g._cache[key]
+
+
+def _dcg(g: _Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
+    total_gain = g.per_group(gains[g.p.label])
+    last = _cut(g, k)
+    live = g.t < last
+    d = _discounts(g, k)
+    lastc = np.where(live, last, g.t)
+    return g.sum_per_query(np.where(live, total_gain / g.size * _span(d, g.t, lastc), 0.0))
+
+
+def _ideal(g: _Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
+    jq, jg = g.p.judged_query, gains[g.p.judged_label]
+    order = np.lexsort((-jg, jq))
+    jq, jg = jq[order], jg[order]
+    first = np.searchsorted(jq, jq, side="left")
+    rank = np.arange(len(jq)) - first  # 0-based rank inside the query's ideal ranking
+    d = np.diff(_discounts(g, k)).astype(np.float64) if len(jq) else np.array([])
+    keep = np.ones(len(jq), dtype=bool) if k is None else rank < k
+    return np.bincount(jq[keep], weights=jg[keep] * d[rank[keep]], minlength=g.nq)
+
+
+def _rbp(g: _Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray:
+    r, _ = g.relevant(rel)
+    pf = float(p)
+    last = _cut(g, k)
+    live = (g.t < last) & (r > 0)
+    return g.sum_per_query(np.where(live, r / g.size * (pf**g.t - pf ** np.where(live, last, g.t)), 0.0))
+
+
+def values(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[np.ndarray]:
+    """Every query's float value of measure *m* (in ``p.qids`` order), or None if the engine cannot.
+
+    *cache* (a dict) shares group summaries between measures on the same *p*.
+    """
+    if m.name not in SUPPORTED:
+        return None
+    if cache is None:
+        cache = {}
+    g = cache.get(id(p))
+    if g is None:
+        g = cache[id(p)] = _Groups(p)
+    if m.name in ("P", "R", "F1"):
+        r, num_rel = g.relevant(m.rel)
+        hits = _hits(g, m.k, r)
+        if m.name == "P":
+            return hits / m.k
+        if m.name == "R":
+            return _ratio(hits, num_rel)
+        return 2 * hits / (m.k + num_rel)
+    if m.name == "AP":
+        return _ap(g, m.k, m.rel)
+    if m.name == "RR":
+        return _rr(g, m.k, m.rel)
+    if m.name == "RBP":
+        return _rbp(g, m.k, m.param("p", Fraction(4, 5)), m.rel)
+    gains = _gain_sums(g, m.gain)
+    if gains is None:
+        return None
+    dcg = _dcg(g, m.k, gains)
+    if m.name == "DCG":
+        return dcg
+    return _ratio(dcg, _ideal(g, m.k, gains))
