@@ -219,3 +219,54 @@ def webber_ext(S, L, p):
 @pytest.mark.parametrize("case", vectors.pytest_cases("rbo", flags={"Untied"}, measure="RBO(p=0.9, variant=a, bound=ext)"))
 def test_untied_rbo_vectors_agree_with_webbers_formula(case):
     assert case.close(webber_ext(case.S, case.L, float(case.p)))
+
+
+def test_the_documented_pytest_example_passes_for_a_correct_ap(tmp_path):
+    """docs/vectors.md's example, run as written, against an independent tie-aware AP (McSherry & Najork's closed form)."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "vectors.md").read_text()
+    example = next(b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "test_my_average_precision" in b)
+    implementation = '''
+from tieaware import from_scores
+
+
+def my_average_precision(scores, labels, num_rel=None):
+    """Tie-aware AP: each relevant document in a group of n with r relevant, after s seen and h hits,
+    contributes E[precision at its rank] = (h + (r - 1) / (n - 1) * (j - 1) + 1) / (s + j), averaged over j."""
+    from fractions import Fraction
+    groups = [g if isinstance(g, list) else [g] for g in from_scores(scores, labels)]
+    seen = hits = 0
+    total = Fraction(0)
+    for g in groups:
+        n, r = len(g), sum(1 for x in g if x >= 1)
+        for j in range(1, n + 1):  # position within the group, each equally likely for a relevant document
+            others = Fraction(r - 1, n - 1) * (j - 1) if n > 1 else 0
+            total += Fraction(r, n) * (hits + others + 1) / (seen + j)
+        seen, hits = seen + n, hits + r
+    relevant = hits if num_rel is None else num_rel
+    return total / relevant if relevant else Fraction(0)
+'''
+    (tmp_path / "test_documented.py").write_text(implementation + example)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path / "test_documented.py")],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert re.search(r"\b\d{2,} passed", done.stdout) and "failed" not in done.stdout
+
+
+def test_irrational_flags_only_values_that_are_not_small_fractions():
+    """nDCG ratios whose logarithms cancel (1, 1/2, 2/3, 3/4, 5/6) are written as fractions, not flagged Irrational."""
+    from fractions import Fraction as F
+
+    flagged = [c for c in vectors.iter_cases("ndcg") if "Irrational" in c.flags]
+    assert flagged
+    for c in flagged:
+        x = F(c.expected_decimal)
+        assert all(abs(x * q - round(x * q)) > F(1, 10**20) for q in range(1, 13)), (c.tc_id, c.expected)
+    halves = [c for c in vectors.iter_cases("ndcg") if c.expected in ("1/2", "2/3", "3/4", "5/6")]
+    assert halves and all("log" not in c.expected for c in halves)

@@ -51,6 +51,9 @@ class Peer:
     build: Callable[[], Callable[[list, list], Any]]
     #: Extra options for :func:`implementation` (e.g. min_size=2 for scikit-learn's nDCG).
     options: dict[str, Any] = field(default_factory=dict)
+    #: True when its tie order depends on the CPU (numpy's unstable argsort, numba sorts):
+    #: reports then name only what holds on every machine.
+    machine_dependent: bool = False
 
 
 # -- the peers ----------------------------------------------------------------
@@ -125,12 +128,15 @@ def _rbo_ext() -> Callable[[list, list], Any]:
 
 
 _NDCG = {"min_size": 2}  # scikit-learn refuses a single document
+#: numpy's default argsort is not stable on AVX-512 CPUs (x86-simd-sort), and numba sorts are not
+#: stable either, so these peers' tie order varies between machines.
+_VARIES = True
 
 PEERS: tuple[Peer, ...] = (
     Peer("scikit-learn", "scikit-learn", "ndcg_score(k=5, ignore_ties=False)", "nDCG@5", _sklearn("ndcg_score", k=5), _NDCG),
-    Peer("scikit-learn", "scikit-learn", "ndcg_score(k=5, ignore_ties=True)", "nDCG@5", _sklearn("ndcg_score", k=5, ignore_ties=True), _NDCG),
+    Peer("scikit-learn", "scikit-learn", "ndcg_score(k=5, ignore_ties=True)", "nDCG@5", _sklearn("ndcg_score", k=5, ignore_ties=True), _NDCG, _VARIES),
     Peer("scikit-learn", "scikit-learn", "dcg_score(k=5, ignore_ties=False)", "DCG@5", _sklearn("dcg_score", k=5), _NDCG),
-    Peer("scikit-learn", "scikit-learn", "dcg_score(k=5, ignore_ties=True)", "DCG@5", _sklearn("dcg_score", k=5, ignore_ties=True), _NDCG),
+    Peer("scikit-learn", "scikit-learn", "dcg_score(k=5, ignore_ties=True)", "DCG@5", _sklearn("dcg_score", k=5, ignore_ties=True), _NDCG, _VARIES),
     Peer("scikit-learn", "scikit-learn", "average_precision_score", "AP", _sklearn_ap),
     Peer("pytrec_eval", "pytrec-eval-terrier", "P_5", "P@5", _pytrec_eval("P_5")),
     Peer("pytrec_eval", "pytrec-eval-terrier", "recall_5", "R@5", _pytrec_eval("recall_5")),
@@ -142,11 +148,11 @@ PEERS: tuple[Peer, ...] = (
     Peer("ir_measures", "ir_measures", "AP", "AP", _ir_measures("AP")),
     Peer("ir_measures", "ir_measures", "RR", "RR", _ir_measures("RR")),
     Peer("ir_measures", "ir_measures", "nDCG@5", "nDCG@5", _ir_measures("nDCG@5")),
-    Peer("ranx", "ranx", "precision@5", "P@5", _ranx("precision@5")),
-    Peer("ranx", "ranx", "recall@5", "R@5", _ranx("recall@5")),
-    Peer("ranx", "ranx", "map", "AP", _ranx("map")),
-    Peer("ranx", "ranx", "mrr", "RR", _ranx("mrr")),
-    Peer("ranx", "ranx", "ndcg@5", "nDCG@5", _ranx("ndcg@5")),
+    Peer("ranx", "ranx", "precision@5", "P@5", _ranx("precision@5"), {}, _VARIES),
+    Peer("ranx", "ranx", "recall@5", "R@5", _ranx("recall@5"), {}, _VARIES),
+    Peer("ranx", "ranx", "map", "AP", _ranx("map"), {}, _VARIES),
+    Peer("ranx", "ranx", "mrr", "RR", _ranx("mrr"), {}, _VARIES),
+    Peer("ranx", "ranx", "ndcg@5", "nDCG@5", _ranx("ndcg@5"), {}, _VARIES),
     Peer("rbo", "rbo", "RankingSimilarity(S, L).rbo_ext(p=0.9)", "RBO(p=0.9, variant=a, bound=ext)", _rbo_ext),
 )
 
@@ -220,11 +226,21 @@ def run_all(
 # -- reporting -------------------------------------------------------------------
 
 
+def _varies(row: Row) -> bool:
+    """A machine-dependent peer whose failure is a tie-break: report nothing order-specific."""
+    from tieaware.check.diagnose import TIE_BROKEN_CAUSES
+
+    d = None if row.result is None else row.result.diagnosis
+    return row.peer.machine_dependent and d is not None and d.cause in TIE_BROKEN_CAUSES
+
+
 def _counterexample(row: Row) -> str:
     if row.result is None or row.result.counterexample is None:
         return ""
     c = row.result.counterexample
     got = f"raised {c.exception}" if c.exception is not None else f"got {c.got!r}"
+    if _varies(row):
+        got = "got a tie-broken value (which one depends on the CPU)"
     inputs = f"S {c.S}, L {c.L}" if hasattr(c, "S") else f"scores {list(c.scores)}, labels {list(c.labels)}"
     return f"{inputs}: expected {to_decimal(c.expected, 6)}, {got}"
 
@@ -236,6 +252,8 @@ def _cause(row: Row) -> str:
         return ""
     if row.result.counterexample is not None and row.result.counterexample.exception is not None:
         return "raises on this input"
+    if _varies(row):
+        return "arbitrary order"
     return "no usual cause fits" if row.result.diagnosis is None else row.result.diagnosis.cause
 
 
@@ -283,6 +301,12 @@ def markdown(rows: Sequence[Row], *, max_size: int, max_examples: int) -> str:
         "Inputs are tried smallest first, so every input checked before the counterexample matched.",
         "Tie-oblivious libraries are not wrong by their own definition: they compute the value of one",
         "tie-breaking, and the table shows which one.",
+        "",
+        "`arbitrary order`: ties are broken, not averaged, and no fixed rule is claimed. scikit-learn's",
+        "`ignore_ties=True` sorts with numpy's default `argsort`, which is not stable on CPUs with AVX-512",
+        "(numpy uses x86-simd-sort there: `np.argsort([5., 4., 3., 2., 1., 1.])` gives `[5 4 3 2 1 0]`), and",
+        "ranx sorts with numba; so their tie order, and the value they give on a tied input, varies between",
+        "machines. The table shows for them only what holds on every CPU: the verdict, the input and the cause.",
         "",
         f"{len(rows)} calls: {conforming} conform, {len(rows) - conforming - missing} differ, {missing} not installed.",
         "",

@@ -13,6 +13,12 @@ Causes, in the order they are tried:
     order, which is trec_eval's docno-descending rule with docnos given in
     input order; relevant first; non-relevant first) and computes the
     ordinary measure.
+``arbitrary order``
+    the answers are tie-broken values (each equals the ordinary measure on
+    some ordering of the tied documents) but no single named rule explains
+    every probe: an unstable sort (numpy's argsort on AVX-512 CPUs, numba
+    sorts) or a hash order.  The order may differ between machines, so
+    nothing more specific is claimed.
 ``one threshold`` (AP only)
     each tie group is one threshold of a precision-recall curve, as in
     scikit-learn's ``average_precision_score``.
@@ -38,9 +44,11 @@ from tieaware.check.cases import Case, at_cutoff, exhaustive, float32
 from tieaware.check.oracle import TIE_BREAKS, straddles
 from tieaware.check.verdict import Counterexample, Judge
 
-__all__ = ["Diagnosis", "diagnose", "probes"]
+__all__ = ["Diagnosis", "diagnose", "probes", "ARBITRARY", "TIE_BROKEN_CAUSES"]
 
 PROBES = 12
+#: The causes that say "ties are broken, not averaged": the named rules and "arbitrary order".
+TIE_BROKEN_CAUSES = ("input order", "docno", "optimistic", "pessimistic", "arbitrary order")
 STRADDLE_CASES = 300
 #: Tied rankings of up to this many documents also have to fit a tie-break diagnosis.
 TIED_PROBE_SIZE = 3
@@ -66,6 +74,12 @@ _TIE_BREAK_TEXT = {
     "optimistic": "ties are broken optimistically (relevant documents first), not averaged",
     "pessimistic": "ties are broken pessimistically (non-relevant documents first), not averaged",
 }
+
+#: The cause named when answers are tie-broken but no fixed rule explains them all.
+ARBITRARY = (
+    "ties are broken, not averaged, and no single fixed rule explains every probe "
+    "(an unstable sort: the order can differ between machines)"
+)
 
 _ONE_THRESHOLD = (
     "each tie group is one threshold: all its relevant documents get the precision at the group's "
@@ -130,6 +144,8 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...]) -> Opti
         if oracle.measure.name == "AP" and oracle.measure.k is None:
             if _explains(judge, cases, oracle.one_threshold) and _explains(judge, others, oracle.one_threshold):
                 return Diagnosis("one threshold", _ONE_THRESHOLD)
+        if _tie_broken_everywhere(judge, cases + others):
+            return Diagnosis("arbitrary order", ARBITRARY)
     rounded = tuple(float32(s) for s in case.scores)
     if _has_ties(rounded) and rounded != case.scores:
         found = _float32(judge, cases)
@@ -152,6 +168,22 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...]) -> Opti
             f"right whenever every tie group lies wholly above or below rank {k}, wrong when a tie group straddles it",
         )
     return None
+
+
+def _tie_broken_everywhere(judge: Judge, cases: list[Case]) -> bool:
+    """True when every answer is the ordinary value of some ordering of the tied documents, and some tie mattered."""
+    mattered = False
+    for case in cases:
+        if not _has_ties(case.scores):
+            continue
+        values = judge.oracle.tie_broken_values(case)
+        if values is None:  # too many orderings to list: no evidence either way
+            continue
+        got, exception = judge.run(case)
+        if exception is not None or not any(judge.close(got, v) for v in values):
+            return False
+        mattered = mattered or len(values) > 1
+    return mattered
 
 
 def _float32(judge: Judge, cases: list[Case]) -> Optional[Diagnosis]:

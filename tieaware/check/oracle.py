@@ -97,6 +97,20 @@ class Oracle:
         """The tie-oblivious value on *case* after breaking ties by *tie_break*."""
         return self.value([label(case.labels[i]) for i in tie_broken_order(case, tie_break)])
 
+    def tie_broken_values(self, case: Case, limit: int = 720) -> Optional[set]:
+        """The ordinary values of every ordering of *case*'s tied documents; None past *limit* orderings.
+
+        >>> sorted(Oracle("P@1").tie_broken_values(Case((1.0, 1.0), (0, 1))))
+        [Fraction(0, 1), Fraction(1, 1)]
+        """
+        from itertools import permutations, product
+        from math import factorial, prod
+
+        gs = [g if isinstance(g, list) else [g] for g in from_scores(case.scores, case.labels)]
+        if prod(factorial(len(g)) for g in gs) > limit:
+            return None
+        return {self.value([x for part in parts for x in part]) for parts in product(*(set(permutations(g)) for g in gs))}
+
     def one_threshold(self, case: Case) -> Exact:
         """AP with each tie group taken as one threshold (scikit-learn's ``average_precision_score``).
 

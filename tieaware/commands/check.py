@@ -88,14 +88,17 @@ def load(target: str) -> Callable[..., Any]:
         spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(module_name))[0], module_name)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # SyntaxError, ImportError, or anything its top level raises
+            raise bad("target", target, f"names a module that cannot be imported ({_one_line(exc)})") from None
     else:
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
         try:
             module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise bad("target", target, f"names a module that cannot be imported ({exc})") from None
+        except Exception as exc:  # not only ImportError: a SyntaxError in the module is an error, not "differs"
+            raise bad("target", target, f"names a module that cannot be imported ({_one_line(exc)})") from None
     try:
         fn = getattr(module, function)
     except AttributeError:
@@ -103,6 +106,12 @@ def load(target: str) -> Callable[..., Any]:
     if not callable(fn):
         raise bad("target", target, "names something that is not callable")
     return fn
+
+
+def _one_line(exc: BaseException) -> str:
+    """The exception as one short line: its type and message, with the file and line for a SyntaxError."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _labels(text: str) -> tuple[int, ...]:

@@ -13,9 +13,11 @@ a finding, not an error.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from tieaware.check.conformance import LIBRARIES, markdown, run_all, table
+from tieaware.errors import bad
 
 __all__ = ["add_parser", "run"]
 
@@ -36,11 +38,30 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
+def _writable(path: str) -> None:
+    """Refuse a --markdown path that cannot be written, before the (long) checks run."""
+    if os.path.isdir(path):
+        raise bad("--markdown", path, "must be a file, not a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise bad("--markdown", path, f"must be in an existing directory ({parent!r} does not exist)")
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.markdown:
+        _writable(args.markdown)
     rows = run_all(libraries=args.library, max_size=args.max_size, max_examples=args.max_examples, progress=True)
-    print(table(rows))
+    text = table(rows)
     if args.markdown:
         page = markdown(rows, max_size=args.max_size, max_examples=args.max_examples)
-        with open(args.markdown, "w", encoding="utf-8") as f:
-            f.write(page)
+        tmp = f"{args.markdown}.tmp-{os.getpid()}"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(page)
+            os.replace(tmp, args.markdown)
+        except OSError as exc:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise bad("--markdown", args.markdown, f"cannot be written ({exc.strerror or exc})") from None
+    print(text)  # after the file: an error leaves no table behind on stdout
     return 0

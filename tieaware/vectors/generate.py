@@ -25,6 +25,7 @@ import os
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.check.compare import exact_equal
@@ -188,6 +189,22 @@ def _certified(measure: str, r: list, num_rel: Optional[int], ideal: Optional[li
     return value
 
 
+def _simplest(value: Exact) -> Exact:
+    """*value* as a Fraction when it is rational in disguise: nDCG's log ratios often cancel (1/2, 2/3, ...).
+
+    The logarithms are treated as independent symbols, so a value is only called rational when its
+    terms cancel exactly; only then is it flagged rational.
+    """
+    if is_rational(value):
+        return value
+    import sympy
+
+    simplified = sympy.cancel(sympy.together(value))
+    if simplified.is_Rational:
+        return Fraction(int(simplified.p), int(simplified.q))
+    return value
+
+
 def _comment(r: list, measure: str) -> str:
     return f"{measure} of {json.dumps(r)}"
 
@@ -196,7 +213,7 @@ def _test(measure: str, r: list, *, num_rel: Optional[int] = None, ideal: Option
     scores, labels = _scores(r)
     if order is not None:
         scores, labels = [scores[i] for i in order], [labels[i] for i in order]
-    value = _certified(measure, r, num_rel, ideal)
+    value = _simplest(_certified(measure, r, num_rel, ideal))
     flags = _flags(r, measure, num_rel, ideal, order is not None and order != sorted(order))
     if not is_rational(value):
         flags.append("Irrational")
@@ -320,11 +337,20 @@ def generate(out_dir: str, families: Optional[Sequence[str]] = None, progress: b
     for name in names:
         if name not in FAMILIES:
             raise bad("family", name, f"is not one of {sorted(FAMILIES)}")
-    os.makedirs(out_dir, exist_ok=True)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise bad("--out", out_dir, "must be a directory, not an existing file")
     documents = [(name, build(FAMILIES[name], progress)) for name in names]  # all work first: no partial corpus
-    paths = []
-    for name, document in documents:
-        path = os.path.join(out_dir, f"{name}.json")
-        write(document, path)
-        paths.append(path)
+    paths = [os.path.join(out_dir, f"{name}.json") for name in names]
+    temporary = [f"{path}.tmp-{os.getpid()}" for path in paths]
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        for (_, document), tmp in zip(documents, temporary):
+            write(document, tmp)
+        for tmp, path in zip(temporary, paths):  # every file is whole before any is renamed into place
+            os.replace(tmp, path)
+    except OSError as exc:
+        for tmp in temporary:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        raise bad("--out", out_dir, f"cannot be written ({exc.strerror or exc})") from None
     return paths
