@@ -22,13 +22,16 @@ __all__ = ["main", "SUBCOMMANDS"]
 SUBCOMMANDS = ("eval", "compare", "rbo", "prove", "check", "vectors", "conformance", "disagree", "bench")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The parser; with *only*, just that subcommand's module is imported (start-up stays fast)."""
     parser = argparse.ArgumentParser(
         prog="tieaware",
         description="Exact tie-aware IR evaluation: expected values over every ordering consistent with tied scores.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
+        if only is not None and name != only:
+            continue
         try:
             module = importlib.import_module(f"tieaware.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -40,8 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # `tieaware eval ...` imports only commands/eval.py (and not sympy through the others).
+    first = next((w for w in words if not w.startswith("-")), None)
+    parser = build_parser(first if first in SUBCOMMANDS else None)
+    args = parser.parse_args(words)
     if not getattr(args, "command", None):
         parser.print_help()
         return 2

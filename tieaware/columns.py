@@ -50,6 +50,7 @@ __all__ = [
     "Table",
     "Prepared",
     "number_text",
+    "check_number",
     "shorten",
     "open_binary",
     "read_table",
@@ -96,18 +97,31 @@ def number_text(raw: str, what: str, where: str) -> Fraction:
     ...
     tieaware.errors.TieawareError: run:1: score must be a decimal number such as 12, -0.5 or 1.5e-3, got '1_000'
     """
+    check_number(raw, what, where)
+    return Fraction(raw)
+
+
+def check_number(raw: str, what: str, where: str) -> float:
+    """Refuse *raw* unless :func:`number_text` accepts it; return the nearest double (as ``atof``)."""
     if len(raw) > MAX_NUMBER_CHARS:
         raise TieawareError(
             f"{where}: {what} has {len(raw)} characters, more than the {MAX_NUMBER_CHARS} accepted: {shorten(raw, 30)!r}"
         )
-    if raw.strip().lower().lstrip("+-") in ("nan", "snan") and what == "score":
+    if what == "score" and raw.strip().lower().lstrip("+-") in ("nan", "snan"):
         raise TieawareError(f"{where}: score is NaN, got {raw!r}; a NaN score has no place in a ranking")
     if not NUMBER.fullmatch(raw):
         raise TieawareError(f"{where}: {what} must be a decimal number such as 12, -0.5 or 1.5e-3, got {raw!r}")
-    value = Fraction(raw)
-    if abs(value) > _DOUBLE_MAX:
+    value = float(raw)  # correctly rounded; the exponent has at most 4 digits, so this is quick
+    if value in (_INF, -_INF):
         raise TieawareError(f"{where}: {what} {raw} is beyond double range (about 1.8e308), which trec_eval cannot read either")
     return value
+
+
+_INF = float("inf")
+#: Bytes a number may hold; anything else (letters, '_', '/', ',') sends the row to check_number.
+_NUMBER_BYTES = np.zeros(256, dtype=bool)
+_NUMBER_BYTES[[ord(c) for c in "0123456789.+-"]] = True
+_NUMBER_BYTES[0] = True  # the padding of numpy byte strings
 
 
 # -- reading ------------------------------------------------------------------
@@ -253,10 +267,10 @@ def _gather(a: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """The byte strings a[start[i]:end[i]] as one fixed-width numpy bytes array."""
     width = int((end - start).max())
     out = np.zeros((len(start), width), dtype=np.uint8)
+    last = len(a) - 1
     for c in range(width):  # one pass per character column: width passes, no L×width index array
         pos = start + c
-        inside = pos < end
-        out[inside, c] = a[pos[inside]]
+        out[:, c] = np.where(pos < end, a[np.minimum(pos, last)], 0)
     return out.view(f"S{width}").ravel()
 
 
@@ -393,17 +407,24 @@ def _duplicates(table: Table, query: np.ndarray, what: str) -> None:
 
 
 def _scores(run: Table) -> np.ndarray:
-    """Every run row's score as a double, each distinct run of equal texts validated once."""
+    """Every run row's score as a double, validated as :func:`check_number` does, mostly in numpy."""
     heads, run_of = _distinct(run.value)
+    texts = run.value[heads]
+    codes = texts.view(np.uint8).reshape(len(texts), texts.dtype.itemsize)
+    # rows with a byte other than digits, sign and point: exponents (checked for their
+    # digit count) and every bad text; check_number names the first bad one.
+    odd = np.flatnonzero(~_NUMBER_BYTES[codes].all(axis=1))
     values = np.empty(len(heads), dtype=np.float64)
-    seen: dict[bytes, float] = {}
-    for i, raw in enumerate(run.value[heads].tolist()):
-        value = seen.get(raw)
-        if value is None:
-            text = raw.decode("utf-8")
-            number_text(text, "score", f"{run.name}:{int(run.line[heads[i]])}")
-            value = seen[raw] = float(text)  # correctly rounded, as atof is
-        values[i] = value
+    for i in odd.tolist():
+        values[i] = check_number(texts[i].decode("utf-8"), "score", f"{run.name}:{int(run.line[heads[i]])}")
+    plain = np.ones(len(heads), dtype=bool)
+    plain[odd] = False
+    try:
+        values[plain] = texts[plain].astype(np.float64)
+    except ValueError:  # "1.2.3", "+-1", "-": find and name it
+        for i in np.flatnonzero(plain).tolist():
+            check_number(texts[i].decode("utf-8"), "score", f"{run.name}:{int(run.line[heads[i]])}")
+        raise
     return values[run_of]
 
 
@@ -484,7 +505,10 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
 
     trec = None
     if trec_order and n:
-        trec = _trec_eval_order(query, score, docno)
+        # trec_eval compares doubles: its tie groups are the stretches of equal doubles
+        same = np.zeros(n, dtype=bool)
+        same[1:] = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
+        trec = _trec_eval_order(np.cumsum(~same), docno)
     return Prepared(
         qids=[q.decode("utf-8") for q in kept],
         query=query,
@@ -524,18 +548,19 @@ def _exact_regroup(differ: np.ndarray, boundary: np.ndarray, columns: list[np.nd
         done = hi
 
 
-def _trec_eval_order(query: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray:
-    """Rows in trec_eval's order: query, score as a double descending, docno descending (strcmp).
+def _trec_eval_order(double_group: np.ndarray, docno: np.ndarray) -> np.ndarray:
+    """Rows (already sorted by query and score) in trec_eval's order: among equal doubles, docno descending.
 
-    A NUL-padded byte string compares like big-endian unsigned words, so
-    docnos sort as 8-byte integer keys; the bitwise complement reverses them.
+    *double_group* numbers the stretches of rows with one query and one
+    double, in order.  A NUL-padded byte string compares like big-endian
+    unsigned words (strcmp's order), and the bitwise complement reverses it.
     """
     width = -(-docno.dtype.itemsize // 8) * 8
     padded = np.zeros((len(docno), width), dtype=np.uint8)
     padded[:, : docno.dtype.itemsize] = docno.view(np.uint8).reshape(len(docno), docno.dtype.itemsize)
     words = ~padded.view(">u8").astype(np.uint64)
     keys = [words[:, c] for c in range(words.shape[1] - 1, -1, -1)]
-    return np.lexsort(keys + [-score, query])
+    return np.lexsort(keys + [double_group])
 
 
 def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = False) -> Prepared:

@@ -66,6 +66,11 @@ def _layer(layer: object) -> ModuleType:
     raise bad("layer", layer, f"must be one of {LAYERS}")
 
 
+def _check_layer(layer: object) -> None:
+    if layer not in LAYERS:
+        raise bad("layer", layer, f"must be one of {LAYERS}")
+
+
 def measure_list(spec: MeasureSpec) -> tuple[Measure, ...]:
     """Normalise a measure list: ``"AP nDCG@10"``, a Measure, or a list of either; duplicates dropped.
 
@@ -237,7 +242,7 @@ def evaluate(
     qrels, run = to_qrels(qrels), to_run(run)
     if tie_break not in TIE_BREAKS:
         raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
-    _layer(layer)  # reject a bad layer before any work
+    _check_layer(layer)  # reject a bad layer before any work (without importing it)
     for m in ms:
         if m.name == "RBO":
             raise bad("measure", str(m), _NOT_ON_A_RUN)
@@ -312,7 +317,7 @@ def evaluate_prepared(
     complete = flag(complete, "complete")
     if tie_break not in TIE_BREAKS:
         raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
-    _layer(layer)
+    _check_layer(layer)
     for m in ms:
         if m.name == "RBO":
             raise bad("measure", str(m), _NOT_ON_A_RUN)
