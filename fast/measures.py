@@ -21,6 +21,7 @@ from tieaware.gains import (
     Discount,
     Gain,
     check_gain_domain,
+    check_ideal,
     discounted_sum,
     float_discount_function,
     float_gain_function,
@@ -319,6 +320,8 @@ def ndcg(
     labels = [x for g in gs for x in g] if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
     check_gain_domain((x for g in gs for x in g), gain)
     check_gain_domain(labels, gain, "ideal")
+    if ideal is not None:
+        check_ideal([x for g in gs for x in g], labels, ideal)
     got = _apply(_dcg_terms(gs, k, gain, exact), discount, exact)
     best = _apply(_ideal_terms(labels, k, gain, exact), discount, exact)
     if exact:

@@ -1,4 +1,4 @@
-"""The six McSherry–Najork measures, by brute force (SPEC §2).
+"""The six McSherry–Najork measures, by brute force (docs/conventions.md, Measures).
 
 Each tie-aware value is computed the way it is defined: enumerate every
 ordering consistent with the ties, evaluate the ordinary tie-oblivious
@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Optional
 
 from tieaware.exact import Exact, divide, to_float
-from tieaware.gains import Discount, Gain, check_gain_domain, discounted_sum, gain_function
+from tieaware.gains import Discount, Gain, check_gain_domain, check_ideal, discounted_sum, gain_function
 from tieaware.params import cutoff, flag, relevant_total, threshold
 from tieaware.ranking import Ranking, flatten, groups, label
 from tieaware.reference.orderings import orderings
@@ -205,6 +205,8 @@ def ndcg(
     ideal_labels = flatten(gs) if ideal is None else tuple(label(x, f"ideal[{i}]") for i, x in enumerate(ideal))
     check_gain_domain(flatten(gs), gain)
     check_gain_domain(ideal_labels, gain, "ideal")
+    if ideal is not None:
+        check_ideal(flatten(gs), ideal_labels, ideal)
     best = sorted(ideal_labels, reverse=True)
     ideal_dcg = discounted_sum(dcg_terms_of(best, len(best) if k is None else k, gain_function(gain)), discount)
     return _finish(divide(_expected_dcg(gs, k, gain, discount), ideal_dcg), exact)

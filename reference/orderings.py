@@ -69,26 +69,33 @@ def count_arrangements(group: Sequence[Hashable]) -> int:
 
 
 def arrangements(group: Sequence[T]) -> Iterator[tuple[T, ...]]:
-    """Each distinct arrangement of *group* exactly once.
+    """Each distinct arrangement of *group* exactly once, in lexicographic order.
+
+    Iterative, so a group of any size is fine (only the count is limited).
+    The labels are numbered by first appearance and the numbers stepped
+    through their lexicographic permutations, each once even with repeats
+    (Knuth, TAOCP 7.2.1.2, Algorithm L).
 
     >>> sorted(arrangements([0, 1, 0]))
     [(0, 0, 1), (0, 1, 0), (1, 0, 0)]
     """
-    counts = Counter(group)
-
-    def extend(prefix: list[T], left: int) -> Iterator[tuple[T, ...]]:
-        if left == 0:
-            yield tuple(prefix)
-            return
-        for value in list(counts):
-            if counts[value]:
-                counts[value] -= 1
-                prefix.append(value)
-                yield from extend(prefix, left - 1)
-                prefix.pop()
-                counts[value] += 1
-
-    return extend([], len(group))
+    values = list(dict.fromkeys(group))  # distinct labels, in first-seen order
+    number = {v: i for i, v in enumerate(values)}
+    a = sorted(number[x] for x in group)  # the first permutation
+    while True:
+        yield tuple(values[i] for i in a)
+        # The next permutation: find the last ascent a[j] < a[j + 1] ...
+        j = len(a) - 2
+        while j >= 0 and a[j] >= a[j + 1]:
+            j -= 1
+        if j < 0:
+            return  # a is non-increasing: that was the last one
+        # ... swap a[j] with the last entry greater than it, reverse the tail.
+        m = len(a) - 1
+        while a[m] <= a[j]:
+            m -= 1
+        a[j], a[m] = a[m], a[j]
+        a[j + 1 :] = reversed(a[j + 1 :])
 
 
 def orderings(groups: Sequence[Sequence[T]]) -> Iterator[tuple[T, ...]]:
@@ -102,10 +109,11 @@ def orderings(groups: Sequence[Sequence[T]]) -> Iterator[tuple[T, ...]]:
     """
     total = math.prod(count_arrangements(g) for g in groups)
     if total > _limit[0]:
+        shown = _count(total)
+        remedy = f"raise it with tieaware.reference.ordering_limit({total}) or " if total < _SHOWN_UP_TO else ""
         raise TieawareError(
-            f"ranking has {total} orderings consistent with its ties, over the reference's "
-            f"limit of {_limit[0]}; raise it with tieaware.reference.ordering_limit({total}) "
-            "or use tieaware.fast"
+            f"ranking has {shown} orderings consistent with its ties, over the reference's "
+            f"limit of {_count(_limit[0])}; {remedy}use tieaware.fast"
         )
     key = tuple(tuple(g) for g in groups)
     if total > _CACHE_UP_TO:
@@ -113,6 +121,22 @@ def orderings(groups: Sequence[Sequence[T]]) -> Iterator[tuple[T, ...]]:
     # 1 == Fraction(1) with equal hashes: the types go into the key so a cached
     # enumeration never hands back items of another type than the caller's.
     return iter(_all_orderings(key, tuple(type(x) for g in key for x in g)))
+
+
+_SHOWN_UP_TO = 10**30
+
+
+def _count(n: int) -> str:
+    """*n* in full up to 30 digits, else as its number of digits.
+
+    Python refuses to print an int of more than 4,300 digits, and no one
+    wants to read one: ``_count(10**5000)`` is ``'a 5001-digit number of'``.
+    """
+    if n < _SHOWN_UP_TO:
+        return str(n)
+    digits = int(math.log10(n)) + 1  # may be one off near a power of ten: fix it exactly
+    digits += (n >= 10**digits) - (n < 10 ** (digits - 1))
+    return f"a {digits}-digit number of"
 
 
 _CACHE_UP_TO = 5040  # 7!: small enumerations are asked for again and again

@@ -1,6 +1,6 @@
 """Rank-Biased Overlap with ties, by definition (Corsi & Urbano, SIGIR 2024).
 
-Slow on purpose and small enough to check by eye (SPEC §3):
+Slow on purpose and small enough to check by eye (docs/rbo.md, What each variant and bound means):
 
 - **w**: the sports-ranking sets S_:d and L_:d (every item of a group sits at
   the group's top rank), taken at each depth; no permutations.

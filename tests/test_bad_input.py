@@ -1,4 +1,4 @@
-"""Bad input (SPEC §6): a TieawareError, which is a ValueError, naming the argument and the value.
+"""Bad input (docs/conventions.md, Bad input): a TieawareError, which is a ValueError, naming the argument and the value.
 
 Every case runs against both layers and, where the argument applies, every
 measure.  The message check is literal: the argument's name and the
@@ -258,3 +258,117 @@ def test_ordering_limit_restores_and_validates():
 def test_exp2_refuses_non_integer_labels_anywhere(layer, call):
     with pytest.raises(TieawareError, match=r"gain='exp2' needs integer labels .* has the label (1/2|3/2)"):
         call(layer)
+
+
+# -- issue 10: inputs that crashed, hung or gave a wrong value ---------------------
+# Each asserts the whole message, the exit code for the command line, and
+# that nothing else was printed (capsys sees both streams).
+
+
+def test_reference_enumerates_a_long_tie_group_without_recursion(capsys):
+    # Was RecursionError: one recursive call per position of the group.
+    # One relevant document among 1001 tied: E[1/rank] = H(1001) / 1001.
+    expected = sum(Fraction(1, j) for j in range(1, 1002)) / 1001
+    assert reference.average_precision([[0] * 1000 + [1]]) == expected == fast.average_precision([[0] * 1000 + [1]])
+    assert capsys.readouterr() == ("", "")
+
+
+def test_reference_guard_states_a_count_too_long_to_print(capsys):
+    # C(16000, 8000) orderings: more than the 4,300 digits str() accepts, so
+    # the guard's own message raised ValueError.  Its digit count, from lgamma:
+    log10_count = (math.lgamma(16001) - 2 * math.lgamma(8001)) / math.log(10)
+    digits = math.floor(log10_count) + 1
+    assert digits > 4300
+    with pytest.raises(TieawareError) as info:
+        reference.precision([[0] * 8000 + [1] * 8000], 5)
+    assert str(info.value) == (
+        f"ranking has a {digits}-digit number of orderings consistent with its ties, "
+        "over the reference's limit of 1000000; use tieaware.fast"
+    )
+    assert fast.precision([[0] * 8000 + [1] * 8000], 5) == Fraction(1, 2)
+    assert capsys.readouterr() == ("", "")
+
+
+def test_disagree_k_1_is_a_usage_error(capsys):
+    # Was ZeroDivisionError: one vector (1), so no pair and 0/0 percentages.
+    from tieaware.cli import main
+    from tieaware.disagreement import disagreement
+
+    assert main(["disagree", "-k", "1"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "tieaware disagree: error: -k must be >= 2 unless --with-zero is given: -k 1 gives one vector and no pair, got 1\n",
+    )
+    # The library counts (zero pairs) but refuses a percentage of nothing.
+    result = disagreement("P AP", k=1)
+    assert result.pairs == 0 and result.count("P", "AP") == 0
+    with pytest.raises(TieawareError) as info:
+        result.percent("P", "AP")
+    assert str(info.value) == (
+        "k gives one vector and no pair, so no percentage; use k >= 2 or include the all-zero vector, got 1"
+    )
+    # With the all-zero vector there is a pair, and the command works.
+    assert main(["disagree", "-k", "1", "--with-zero", "-m", "P AP", "--no-float"]) == 0
+    out, err = capsys.readouterr()
+    assert "2 ordered pairs of distinct vectors" in out and err == ""
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+@pytest.mark.parametrize(
+    "ranking, ideal, grade, ours, theirs",
+    [
+        ([2, 1], [1], 2, "1 label", 0),  # was 2.63: an nDCG above 1
+        ([2, 1], [3], 1, "2 labels", 1),  # fewer labels than the ranking's relevant ones
+        ([[1, "1/2"], 0], ["1/2", "1/2"], 1, "1 label", 0),  # smaller labels
+    ],
+)
+def test_ndcg_ideal_that_cannot_be_the_rankings_ideal(layer, ranking, ideal, grade, ours, theirs, capsys):
+    with pytest.raises(TieawareError) as info:
+        layer.ndcg(ranking, ideal=ideal)
+    assert str(info.value) == (
+        f"ideal cannot be the ideal of the ranking: the ranking has {ours} >= {grade} but ideal has {theirs}; "
+        f"it must list every judged label of the query, got {ideal!r}"
+    )
+    assert capsys.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_ndcg_ideal_with_more_judged_labels_is_fine(layer):
+    # Zeros in the ranking need no partner (unjudged documents), and judged
+    # documents the run missed only add to the ideal.
+    assert layer.ndcg([2, 1, 0, 0], ideal=[2, 1]) == 1
+    assert layer.ndcg([1, 2], k=1, ideal=[2, 1, 1]) == Fraction(1, 2)
+
+
+def test_to_decimal_refuses_what_is_not_a_number(capsys):
+    from tieaware import to_decimal
+
+    # Was AttributeError: 'str' object has no attribute 'evalf'.
+    with pytest.raises(TieawareError) as info:
+        to_decimal("abc", 3)
+    assert str(info.value) == "value must be a number: a Fraction, int, float, Decimal or sympy value, got 'abc'"
+    for value in (None, True, [1], {}):
+        with pytest.raises(TieawareError, match=r"^value must be a number"):
+            to_decimal(value, 3)
+    with pytest.raises(TieawareError, match=r"^value must be a finite number, got nan"):
+        to_decimal(math.nan, 3)
+    assert capsys.readouterr() == ("", "")
+
+
+def test_to_decimal_prints_more_digits_than_str_allows():
+    from tieaware import to_decimal
+
+    assert to_decimal(Fraction(1, 3), 5000) == "0." + "3" * 5000
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+
+    import tieaware
+    from tieaware.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert tieaware.__version__ == version("tieaware")  # pyproject and the package agree
+    assert capsys.readouterr() == (f"tieaware {tieaware.__version__}\n", "")

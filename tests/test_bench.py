@@ -77,7 +77,7 @@ def test_synthetic_run_is_deterministic_and_heavily_tied():
 
 
 def test_untied_order_is_trec_eval_order():
-    # trec_eval: score descending, then docno descending (SPEC §7).
+    # trec_eval: score descending, then docno descending (docs/conventions.md, Tie order of other tools).
     q = bench.Query(docnos=("a", "b", "c"), scores=(1, 2, 1), labels=(0, 1, 2))
     assert bench.untied(q) == [Fraction(1), Fraction(2), Fraction(0)]
 

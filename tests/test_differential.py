@@ -6,7 +6,7 @@ num_rel at and above the retrieved relevant count; rel 1 and 2.
 
 DCG and nDCG are compared for *every* discount function at once: DCG is
 linear in the discount, so it is enough that the layers agree under each
-unit discount D(j) = [j == m] (SPEC §4's "discount as an indeterminate").
+unit discount D(j) = [j == m] (docs/conventions.md, Exactness: the discount as an unknown).
 The log2 discount's symbolic values are compared directly on a sample too.
 """
 

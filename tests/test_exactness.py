@@ -1,4 +1,4 @@
-"""Exactness (SPEC §4): what goes in rational stays rational, floats never leak,
+"""Exactness (docs/conventions.md, Exactness): what goes in rational stays rational, floats never leak,
 float mode is close to the exact value, and exact values print correctly.
 """
 
@@ -63,7 +63,7 @@ def test_no_float_leaks_into_exact_results(layer):
         layer.reciprocal_rank(r, rel=0.5),
         layer.dcg(r),
         layer.dcg(r, 2, discount=lambda j: 1 / j),  # a float-returning callable is read exactly
-        layer.ndcg(r, 3, ideal=[2.0, 1.5, 0.5, 0.1]),
+        layer.ndcg(r, 3, ideal=[2.0, 1.5, 1, 0.5, 0.25, 0.1, 3.5]),  # every label of r, plus one not retrieved
     ]
     for value in values:
         assert is_exact(value), value
@@ -107,7 +107,8 @@ def _all_measures(layer, r: list, k: int, exact: bool) -> list:
         layer.dcg(r, exact=exact),
         layer.dcg(r, k, gain="exp2", exact=exact),
         layer.ndcg(r, exact=exact),
-        layer.ndcg(r, k, ideal=[3, 3, 1], gain="exp2", exact=exact),
+        # The ideal: every label of r, plus judged documents r did not retrieve.
+        layer.ndcg(r, k, ideal=[x for g in r for x in (g if isinstance(g, list) else [g])] + [3, 3, 1], gain="exp2", exact=exact),
     ]
 
 

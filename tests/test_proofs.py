@@ -120,5 +120,5 @@ def test_bare_rbo_transcription_matches_reference_on_tie_free_rankings(p):
 
 
 def test_bare_rbo_uneven_lengths_golden():
-    # SPEC §7: S=[a], L=[a, b], p=0.9 has RBO_EXT exactly 1 (dlukes/rbo's 0.88 is wrong).
+    # docs/rbo.md (Other implementations): S=[a], L=[a, b], p=0.9 has RBO_EXT exactly 1 (dlukes/rbo's 0.88 is wrong).
     assert rbo_proofs.bare_rbo(["a"], ["a", "b"], Fraction(9, 10))["ext"] == (Fraction(1), Fraction(0))

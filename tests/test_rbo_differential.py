@@ -1,6 +1,6 @@
 """fast RBO == reference RBO, exactly, on exhaustive small cases and hypothesis cases.
 
-What must be equal (SPEC §3):
+What must be equal (docs/rbo.md, Reference vs fast):
 
 - variants w and b: fast.rbo_bounds == reference.rbo_bounds, every bound;
 - fast.rbo_expected_bounds == reference variant a (the average of bare RBO

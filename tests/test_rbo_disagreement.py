@@ -1,6 +1,6 @@
 """Where the paper's RBO^a formula and the average of bare RBO over tie-breakings differ.
 
-SPEC §3 keeps both: fast.rbo(variant="a") is the paper's formula (what the
+docs/rbo.md keeps both: fast.rbo(variant="a") is the paper's formula (what the
 official implementation prints); reference.rbo(variant="a") and
 fast.rbo_expected are the exact average over every tie-breaking.  A
 systematic search by size (|S| + |L| = 2, 3, 4, 5; every tie structure and

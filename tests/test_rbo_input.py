@@ -1,7 +1,7 @@
 """RBO's input model: the text parser, and every bad input in both layers.
 
 Each bad input must raise TieawareError (a ValueError) whose message names
-the argument and shows the value (SPEC §6), identically in both layers.
+the argument and shows the value (docs/conventions.md, Bad input), identically in both layers.
 """
 
 from fractions import Fraction
@@ -136,7 +136,7 @@ def test_errors_are_value_errors():
 
 
 def test_float_p_means_its_repr():
-    # SPEC §4: the float 0.9 is exactly 9/10, so exact results agree.
+    # docs/conventions.md, Exactness: the float 0.9 is exactly 9/10, so exact results agree.
     assert fast_rbo(["a", "b"], ["b", "a"], 0.9) == fast_rbo(["a", "b"], ["b", "a"], Fraction(9, 10))
     assert reference_rbo(["a", "b"], ["b", "a"], 0.9) == fast_rbo(["a", "b"], ["b", "a"], "0.9")
 

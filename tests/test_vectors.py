@@ -91,7 +91,7 @@ def test_flags_mark_what_they_say():
     assert irrational and all(not isinstance(c.exact, Fraction) for c in irrational)
 
 
-# Golden values from outside the generator, worked by hand from SPEC §2's definitions.
+# Golden values from outside the generator, worked by hand from the definitions in docs/conventions.md (Measures).
 @pytest.mark.parametrize(
     "family, measure, ranking, expected",
     [
@@ -178,7 +178,7 @@ def test_the_json_is_plain_json():
 
 # -- RBO -----------------------------------------------------------------------------
 
-# The official implementation's README (julian-urbano/sigir2024-rbo), quoted in SPEC §3, p = 0.95,
+# The official implementation's README (julian-urbano/sigir2024-rbo), quoted in docs/rbo.md, p = 0.95,
 # x = "red (blue green) yellow pink", y = "(blue red) white (yellow black purple) green", 7 decimals.
 PUBLIC = {
     ("a", "ext"): 0.6922853, ("a", "min"): 0.3310519, ("a", "max"): 0.8930692, ("a", "res"): 0.5620173,

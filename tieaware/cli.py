@@ -28,6 +28,9 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         prog="tieaware",
         description="Exact tie-aware IR evaluation: expected values over every ordering consistent with tied scores.",
     )
+    from tieaware import __version__  # the package's own, so an editable install reports it too
+
+    parser.add_argument("--version", action="version", version=f"tieaware {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         if only is not None and name != only:

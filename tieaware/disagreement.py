@@ -257,7 +257,9 @@ class Disagreement:
         return int(self.counts[self._index(m1), self._index(m2)])
 
     def percent(self, m1: str, m2: str) -> Fraction:
-        """count / pairs · 100, exactly."""
+        """count / pairs · 100, exactly; TieawareError when there is no pair (k = 1 without all-zeros)."""
+        if not self.pairs:
+            raise bad("k", self.k, "gives one vector and no pair, so no percentage; use k >= 2 or include the all-zero vector")
         return Fraction(100 * self.count(m1, m2), self.pairs)
 
     def feature_percent(self, m1: str, m2: str, feature: str) -> Fraction:

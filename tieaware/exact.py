@@ -133,19 +133,40 @@ def to_decimal(value: Exact, digits: int = 30) -> str:
     >>> import sympy
     >>> to_decimal(1 / sympy.log(3, 2), 10)
     '0.6309297536'
+
+    Beware: a float is printed from its binary value, not its repr:
+    ``to_decimal(0.1, 20)`` is ``'0.10000000000000000555'``.
     """
     if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
         raise bad("digits", digits, "must be an int >= 0")
-    if not isinstance(value, (int, Fraction)):
-        if isinstance(value, float):
-            value = Fraction(value)
-        else:
-            value = _symbolic_to_fraction(value, digits)
+    scalar = _numpy_scalar(value)
+    if scalar is not None and not isinstance(scalar, _np_bool()):
+        value = scalar.item()  # numpy int -> int, float16/32/64 -> the float of the same value
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction, float, Decimal)) and not hasattr(value, "evalf"):
+        raise bad("value", value, "must be a number: a Fraction, int, float, Decimal or sympy value")
+    if isinstance(value, (float, Decimal)):
+        if not math.isfinite(value):
+            raise bad("value", value, "must be a finite number")
+        value = Fraction(value)
+    elif not isinstance(value, (int, Fraction)):
+        value = _symbolic_to_fraction(value, digits)
     q = Fraction(value) * 10**digits
     n = round(q)  # round() on a Fraction is exact and half-even
     sign = "-" if n < 0 else ""
-    s = str(abs(n)).rjust(digits + 1, "0")
+    s = _int_text(abs(n)).rjust(digits + 1, "0")
     return sign + (s[:-digits] + "." + s[-digits:] if digits else s)
+
+
+def _np_bool() -> type:
+    """numpy's bool type, or a type nothing is an instance of when numpy is not imported."""
+    np = sys.modules.get("numpy")
+    return np.bool_ if np is not None else type(None)
+
+
+def _int_text(n: int) -> str:
+    # str() refuses ints of more than 4,300 digits (sys.get_int_max_str_digits);
+    # Decimal converts without that limit, and exactly.
+    return str(n) if n < 10**4000 else str(Decimal(n))
 
 
 def _symbolic_to_fraction(expr: Any, digits: int) -> Fraction:

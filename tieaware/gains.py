@@ -2,7 +2,7 @@
 
 Both layers compute DCG as a *formal* sum ``Σ_j c_j · D(j)``: a map from
 rank j to an exact coefficient c_j, with the discount D kept abstract
-(SPEC §4).  DCG is linear in D, so two layers that produce the same
+(docs/conventions.md, Exactness).  DCG is linear in D, so two layers that produce the same
 coefficients agree for every discount at once.  :func:`discounted_sum`
 applies D only at the very end.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Union
 
@@ -33,6 +33,7 @@ __all__ = [
     "discount_function",
     "float_gain_function",
     "check_gain_domain",
+    "check_ideal",
     "float_discount_function",
     "discounted_sum",
     "log2_discount",
@@ -86,6 +87,35 @@ def check_gain_domain(labels: Iterable[Fraction], gain: Gain, argument: str = "r
         for x in labels:
             if x.denominator != 1:
                 raise TieawareError(f"gain='exp2' needs integer labels (2**l - 1), but {argument} has the label {x}")
+
+
+def check_ideal(ranking: Sequence[Fraction], ideal: Sequence[Fraction], given: object) -> None:
+    """Refuse an nDCG *ideal* that cannot be the ideal of *ranking* (docs/conventions.md, Measures).
+
+    The ideal lists every judged label of the query, so for every grade it
+    holds at least as many labels at or above that grade as the ranking
+    does (the ranking's zeros need no partner: unjudged documents are 0).
+    An ideal with fewer or smaller labels would give an nDCG above 1.
+    *given* is the ideal as the caller passed it, for the message.
+
+    >>> check_ideal([Fraction(2), Fraction(1)], [Fraction(1)], [1])
+    Traceback (most recent call last):
+    ...
+    tieaware.errors.TieawareError: ideal cannot be the ideal of the ranking: the ranking has 1 label >= 2 but ideal has 0; it must list every judged label of the query, got [1]
+    """
+    ours = sorted(ranking, reverse=True)
+    best = sorted(ideal, reverse=True)
+    for i, x in enumerate(ours):
+        if x == 0:
+            return  # the rest are zeros too
+        if i >= len(best) or best[i] < x:
+            m, n = sum(1 for y in ours if y >= x), sum(1 for y in best if y >= x)
+            raise bad(
+                "ideal",
+                given,
+                f"cannot be the ideal of the ranking: the ranking has {m} label{'s' if m != 1 else ''} >= {x} "
+                f"but ideal has {n}; it must list every judged label of the query",
+            )
 
 
 def float_gain_function(gain: Gain) -> Callable[[Fraction], float]:

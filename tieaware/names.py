@@ -6,7 +6,7 @@
 >>> [str(x) for x in parse_list("AP nDCG@10 recip_rank")]
 ['AP', 'nDCG@10', 'RR']
 
-Supported names and what they compute (see SPEC §2):
+Supported names and what they compute (see docs/conventions.md, Measures):
 
 ========  =====================================  =========================
 name      measure                                 parameters

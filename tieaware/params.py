@@ -1,4 +1,4 @@
-"""Checks for the scalar arguments that both layers share (SPEC §6).
+"""Checks for the scalar arguments that both layers share (docs/conventions.md, Bad input).
 
 Each returns the normalised value or raises TieawareError naming the argument.
 """

@@ -1,4 +1,4 @@
-"""The tied-ranking model shared by both layers (SPEC §1).
+"""The tied-ranking model shared by both layers (docs/conventions.md, Tied rankings).
 
 A ranking is a sequence in rank order.  Each element is either a label (a
 singleton group) or a list/tuple of labels (a tie group, whose members are

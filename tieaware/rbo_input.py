@@ -1,4 +1,4 @@
-"""The RBO input model, shared by both layers (SPEC §1 "Input form for RBO").
+"""The RBO input model, shared by both layers (docs/rbo.md, Input).
 
 A ranking is a sequence whose elements are either an item (a ``str`` or an
 ``int``) or a tie group (a ``list``, ``tuple``, ``set`` or ``frozenset`` of

@@ -2,7 +2,7 @@
 
 Three sources, all deterministic:
 
-- :func:`exhaustive`: every tie structure of up to n documents (SPEC §1),
+- :func:`exhaustive`: every tie structure of up to n documents (docs/conventions.md),
   smallest first, with integer-valued float scores, one score per group;
 - :func:`at_cutoff`: the same structures placed around the cutoff k, for
   cutoffs beyond the exhaustive size;

@@ -11,7 +11,7 @@ measure's value on that one ranking.  :func:`implementation` calls it on
    documents, in shuffled input order (derandomized, shrunk on failure),
 
 and compares each answer with the exact expected value under random
-tie-breaking (SPEC §2), computed by the reference layer.  Floats must be
+tie-breaking (docs/conventions.md, Measures), computed by the reference layer.  Floats must be
 within ``rel_tol`` (relative, default 1e-9) or ``abs_tol``; Fractions and
 ints must be exactly equal.  The first failure stops the run and is
 diagnosed (:mod:`tieaware.check.diagnose`).

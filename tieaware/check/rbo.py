@@ -1,7 +1,7 @@
 """Checking an RBO implementation: two rankings in, one number out.
 
 For ``RBO(p=..., variant=..., bound=...)`` the implementation is called as
-``impl(S, L)`` with two rankings in tieaware's RBO input form (SPEC §1): lists
+``impl(S, L)`` with two rankings in tieaware's RBO input form (docs/rbo.md, Input): lists
 of items (str), where a tie group is a list of items.  The expected value is
 :func:`tieaware.reference.rank_biased_overlap.rbo` (enumeration, exact).  Untied libraries
 can be adapted with :func:`tieaware.check.adapters.rbo_untied`, which hands

@@ -168,6 +168,8 @@ def heatmap(result: Disagreement, path: str) -> None:
 def run(args: argparse.Namespace) -> int:
     if isinstance(args.digits, bool) or args.digits < 0:
         raise TieawareError(f"--digits must be an int >= 0, got {args.digits!r}")
+    if args.k == 1 and not args.with_zero:  # before the work: one vector, no pair, no percentage
+        raise TieawareError("-k must be >= 2 unless --with-zero is given: -k 1 gives one vector and no pair, got 1")
     if args.heatmap:
         try:
             import matplotlib  # noqa: F401  fail before the long computation

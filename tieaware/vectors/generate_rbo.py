@@ -2,13 +2,13 @@
 
 Expected values come from the reference layer (:func:`tieaware.reference.rank_biased_overlap.rbo`):
 for variant a, the exact average over every tie-breaking; for w and b, the
-paper's definitions (SPEC §3).  Each is cross-checked exactly against the
+paper's definitions (docs/rbo.md).  Each is cross-checked exactly against the
 fast layer: ``fast.rbo_expected`` for variant a, ``fast.rbo`` for w and b.
 
 Inputs: every pair of rankings of up to 2 items from {a, b, c} (the shorter
 first) at p = 0.9 for EXT; a selection of them for MIN, MAX and RES; seeded
 random pairs of up to 5 items; and the public example of the official
-implementation's README (SPEC §3), p = 0.95, for every variant and bound.
+implementation's README (docs/rbo.md), p = 0.95, for every variant and bound.
 
 >>> [t["measure"] for t in rbo_groups()[0]["tests"][:1]]
 ['RBO(p=0.9, variant=w, bound=min)']
@@ -35,7 +35,7 @@ HEADER = [
     "`expected` is exact: 'p/q' or a sympy expression (logs, square roots); `expectedDecimal` has 30 digits.",
 ]
 
-#: The official implementation's README example (julian-urbano/sigir2024-rbo), quoted in SPEC §3.
+#: The official implementation's README example (julian-urbano/sigir2024-rbo), quoted in docs/rbo.md.
 PUBLIC_S = "red (blue green) yellow pink"
 PUBLIC_L = "(blue red) white (yellow black purple) green"
 
