@@ -43,15 +43,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional
+from typing import Any, Optional
 
 from tieaware.errors import bad
 from tieaware.exact import Exact, to_float
 from tieaware.exact import rational
 from tieaware.names import MEASURES, Measure
 
-__all__ = ["COUNTERS", "TREC_ORDER", "TREC_DEFAULT", "trec_name", "counts", "render", "split_counters", "at_level"]
+__all__ = [
+    "COUNTERS",
+    "TREC_ORDER",
+    "TREC_DEFAULT",
+    "Counts",
+    "trec_name",
+    "counts",
+    "counts_of",
+    "counts_of_prepared",
+    "render",
+    "split_counters",
+    "at_level",
+]
 
 #: trec_eval's counters, in its order.
 COUNTERS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
@@ -139,11 +152,57 @@ def _line(name: str, qid: str, text: str) -> str:
     return f"{name:<22}\t{qid}\t{text}"
 
 
+@dataclass(frozen=True)
+class Counts:
+    """What trec_eval's counters need, whichever way the files were read."""
+
+    #: {qid: (num_ret, num_rel, num_rel_ret)} of every evaluated query.
+    per_query: Mapping[str, tuple[int, int, int]]
+    #: The number of judged queries (num_q under -c).
+    judged_queries: int
+    #: Judged documents with label > 0 over every judged query (num_rel's summary under -c).
+    judged_relevant: int
+
+
+def counts_of(
+    qrels: Mapping[str, Mapping[str, Fraction]],
+    run: Mapping[str, Sequence[tuple[str, Fraction]]],
+    queries: Iterable[str],
+    level: object = 1,
+) -> Counts:
+    """:class:`Counts` of *queries* from tieaware's qrels and run mappings (:mod:`tieaware.trec`)."""
+    return Counts(
+        per_query={q: counts(qrels[q], run[q], level) for q in queries},
+        judged_queries=len(qrels),
+        judged_relevant=sum(1 for judged in qrels.values() for label in judged.values() if label > 0),
+    )
+
+
+def counts_of_prepared(prepared: Any, qrels_table: Any, level: object = 1) -> Counts:
+    """:class:`Counts` from columns: a :class:`tieaware.columns.Prepared` and the qrels Table it was made from."""
+    import numpy as np
+
+    from tieaware.columns import number_text
+
+    lvl = Fraction(level)
+    relevant = np.array([v >= lvl for v in prepared.label_values], dtype=bool)
+    n = len(prepared.qids)
+    num_ret = np.bincount(prepared.query, minlength=n)
+    num_rel = np.bincount(prepared.judged_query[relevant[prepared.judged_label]], minlength=n)
+    num_rel_ret = np.bincount(prepared.query[relevant[prepared.label]], minlength=n)
+    texts, inverse = np.unique(qrels_table.value, return_inverse=True)
+    positive = np.array([number_text(t.decode("utf-8"), "label", qrels_table.name) > 0 for t in texts.tolist()], dtype=bool)
+    return Counts(
+        per_query={q: (int(num_ret[i]), int(num_rel[i]), int(num_rel_ret[i])) for i, q in enumerate(prepared.qids)},
+        judged_queries=n + len(prepared.skipped_qrels),
+        judged_relevant=int(positive[inverse].sum()) if len(texts) else 0,
+    )
+
+
 def render(
     measures: Sequence[Measure],
     per_query: Mapping[str, Mapping[str, Exact]],
-    qrels: Mapping[str, Mapping[str, Fraction]],
-    run: Mapping[str, Sequence[tuple[str, Fraction]]],
+    tally: Counts,
     *,
     counters: Iterable[str] = (),
     show_queries: bool = False,
@@ -155,14 +214,17 @@ def render(
 
     *per_query* is ``{qid: {str(measure): value}}`` (an Evaluation's); the
     queries are exactly its keys, which must be judged and in the run.
+    *tally* holds the counts (:func:`counts_of`, :func:`counts_of_prepared`).
 
     >>> from fractions import Fraction as F
     >>> from tieaware.names import parse
     >>> qrels = {"q1": {"a": F(1)}, "q2": {"b": F(1)}}
     >>> run = {"q1": [("a", F(1)), ("b", F(0))]}
-    >>> print(render([parse("P@1")], {"q1": {"P@1": F(1)}}, qrels, run, counters=["num_q"], complete=True))
-    num_q                 	all	2
-    P_1                   	all	0.5000
+    >>> tally = counts_of(qrels, run, ["q1"])
+    >>> print(render([parse("P@1")], {"q1": {"P@1": F(1)}}, tally, counters=["num_q", "num_rel"], complete=True))
+    num_q                 \tall\t2
+    num_rel               \tall\t2
+    P_1                   \tall\t0.5000
     """
     lvl = Fraction(level)
     wanted = set(counters)
@@ -174,7 +236,7 @@ def render(
     queries = sorted(per_query)  # strcmp order, as trec_eval sorts its results
     ordered = sorted(enumerate(measures), key=lambda pm: _sort_key(pm[1], lvl, pm[0]))
     names = [(str(m), trec_name(m, lvl) or str(m)) for _, m in ordered]
-    per_counts = {q: counts(qrels[q], run[q], lvl) for q in queries}
+    per_counts = tally.per_query
     shown = [c for c in COUNTERS[1:] if c in wanted]
 
     lines = []
@@ -183,11 +245,11 @@ def render(
             lines += [_line(c, q, str(per_counts[q][COUNTERS.index(c) - 1])) for c in shown]
             lines += [_line(name, q, _value(to_float(per_query[q][key]), digits)) for key, name in names]
 
-    divisor = len(qrels) if complete else len(queries)
+    divisor = tally.judged_queries if complete else len(queries)
     totals = [sum(per_counts[q][i] for q in queries) for i in range(3)]
     if complete:
         # m_num_rel.c, -c: every judged query's documents with rel > 0, whatever the level.
-        totals[1] = sum(1 for judged in qrels.values() for label in judged.values() if label > 0)
+        totals[1] = tally.judged_relevant
     if "num_q" in wanted:
         lines.append(_line("num_q", "all", str(divisor)))
     lines += [_line(c, "all", str(totals[COUNTERS.index(c) - 1])) for c in shown]

@@ -23,7 +23,7 @@ from tieaware.columns import Prepared, prepare, read_table
 from tieaware.evaluate import LAYERS, Evaluation, evaluate, evaluate_prepared, measure_list
 from tieaware.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
 from tieaware.trec import read_qrels, read_run, read_sample
-from tieaware.trec_format import TREC_DEFAULT, at_level, render, split_counters
+from tieaware.trec_format import TREC_DEFAULT, at_level, counts_of_prepared, render, split_counters
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "FORMATS"]
 
@@ -156,11 +156,7 @@ def run(args: argparse.Namespace) -> int:
     counters, measures = _measures(args)
     common = dict(layer=args.layer, exact=exact, progress=True, complete=args.complete)
     if args.format == "trec":
-        if args.qrels is None:
-            qrels, ranked = read_sample()
-        else:
-            qrels, ranked = read_qrels(args.qrels), read_run(args.run_file)
-        print(_trec_eval_layout(args, qrels, ranked, counters, measures, common))
+        print(_trec_eval_layout(args, counters, measures, common))
         return 0
     # table and json: read as columns (tieaware.columns), evaluate every query at once in float
     # mode (tieaware.engine) or one query at a time in exact mode.
@@ -192,13 +188,18 @@ def run(args: argparse.Namespace) -> int:
 
 def _prepared(args: argparse.Namespace) -> Prepared:
     """The run joined to its qrels and grouped by tied score, read as columns."""
+    return prepare(*_tables(args))
+
+
+def _tables(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The qrels and run files (or the bundled sample) read as columns."""
     if args.qrels is not None:
-        return prepare(read_table(args.qrels, "qrels"), read_table(args.run_file, "run"))
+        return read_table(args.qrels, "qrels"), read_table(args.run_file, "run")
     from importlib.resources import as_file, files
 
     data = files("tieaware") / "data"
     with as_file(data / "sample.qrels") as q, as_file(data / "sample.run") as r:
-        return prepare(_named(q, "sample.qrels", "qrels"), _named(r, "sample.run", "run"))
+        return _named(q, "sample.qrels", "qrels"), _named(r, "sample.run", "run")
 
 
 def _named(path: Any, name: str, kind: str) -> Any:
@@ -402,20 +403,22 @@ def _json(r: _Report, per_query: bool) -> str:
 # -- trec ---------------------------------------------------------------------
 
 
-def _trec_eval_layout(args: argparse.Namespace, qrels, ranked, counters, measures, common) -> str:
+def _trec_eval_layout(args: argparse.Namespace, counters, measures, common) -> str:
     """trec_eval's output (tieaware.trec_format): one evaluation, tie-aware or in trec_eval's order."""
+    qrels_table, run_table = _tables(args)
+    prepared = prepare(qrels_table, run_table)
     tie_break = None if args.tie_break == "none" else "trec_eval"
     if measures:
-        per_query = evaluate(qrels, ranked, measures, tie_break=tie_break, **common).per_query
+        per_query = evaluate_prepared(prepared, measures, tie_break=tie_break, **common).per_query
     else:  # counters only: the queries trec_eval evaluates, run ∩ qrels
-        per_query = {q: {} for q in ranked if q in qrels}
+        per_query = {q: {} for q in prepared.qids}
         if not per_query:
-            raise bad("run", sorted(ranked)[:5], f"has no query that appears in the qrels ({len(qrels)} judged)")
+            n = len(prepared.skipped_qrels)
+            raise bad("run", sorted(prepared.skipped_run)[:5], f"has no query that appears in the qrels ({n} judged)")
     return render(
         measures,
         per_query,
-        qrels,
-        ranked,
+        counts_of_prepared(prepared, qrels_table, args.level),
         counters=counters,
         show_queries=args.per_query,
         complete=args.complete,
