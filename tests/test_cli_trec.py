@@ -101,6 +101,11 @@ def test_measures_trec_eval_lacks_keep_their_names_after_its_own(files, capsys):
     assert [line[0] for line in _lines(out)] == ["map", "ndcg_cut_1", "F1@2", "RR@1", "P(rel=2)@2"]
 
 
+def test_one_line_per_trec_eval_name(files, capsys):
+    _, out, _ = _run(capsys, *files, "--format", "trec", "-m", "P@2 P(rel=1)@2 AP AP(rel=1)")
+    assert [line[0] for line in _lines(out)] == ["map", "P_2"]
+
+
 def test_counters_alone(files, capsys):
     _, out, _ = _run(capsys, *files, "--format", "trec", "-m", "num_q")
     assert _lines(out) == [["num_q", "all", "2"]]

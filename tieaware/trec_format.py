@@ -48,8 +48,7 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.errors import bad
-from tieaware.exact import Exact, to_float
-from tieaware.exact import rational
+from tieaware.exact import Exact, rational, to_float
 from tieaware.names import MEASURES, Measure
 
 __all__ = [
@@ -235,7 +234,11 @@ def render(
         raise bad("digits", digits, "must be an int >= 0")
     queries = sorted(per_query)  # strcmp order, as trec_eval sorts its results
     ordered = sorted(enumerate(measures), key=lambda pm: _sort_key(pm[1], lvl, pm[0]))
-    names = [(str(m), trec_name(m, lvl) or str(m)) for _, m in ordered]
+    names: list[tuple[str, str]] = []  # (key in per_query, output name), one line per output name:
+    for _, m in ordered:  # P@5 and P(rel=1)@5 are both trec_eval's P_5
+        name = trec_name(m, lvl) or str(m)
+        if name not in (n for _, n in names):
+            names.append((str(m), name))
     per_counts = tally.per_query
     shown = [c for c in COUNTERS[1:] if c in wanted]
 
