@@ -31,6 +31,7 @@ discounts of the group's ranks; no distribution is given (None).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -39,13 +40,14 @@ from typing import Any, NamedTuple, Optional
 from tieaware.errors import bad
 from tieaware.fast.measures import dcg as fast_dcg
 from tieaware.fast.measures import ndcg as fast_ndcg
-from tieaware.gains import check_gain_domain, discount_function, float_discount_function, float_gain_function, gain_function
+from tieaware.gains import check_gain_domain, float_discount_function, float_gain_function, gain_function, perfect_power
 from tieaware.names import Measure, parse
 from tieaware.params import cutoff, flag, grade_ceiling, relevant_total, threshold
 from tieaware.ranking import Ranking, groups, label
 
-__all__ = ["SpreadStats", "spread_stats", "MAX_GROUP_SUPPORT"]
+__all__ = ["SpreadStats", "spread_stats", "spread_stats_many", "MAX_GROUP_SUPPORT"]
 
+_BINARY = ("P", "R", "F1", "AP", "RR", "RBP")
 #: A group's distribution is dropped (None) once it has more distinct values than this.
 MAX_GROUP_SUPPORT = 5_000
 
@@ -121,19 +123,64 @@ def spread_stats(
     >>> spread_stats("AP", [[1, 0], 1]).variance     # 5/6 or 7/12, even odds
     Fraction(1, 64)
     """
-    m = measure if isinstance(measure, Measure) else parse(measure)
+    return spread_stats_many([measure], ranking, ideal, exact=exact, distribution=distribution)[0]
+
+
+def spread_stats_many(
+    measures: Sequence[Any], ranking: Ranking, ideal: Optional[Sequence[object]] = None, *, exact: bool = True, distribution: bool = False
+) -> list[SpreadStats]:
+    """:func:`spread_stats` of several measures on one ranking, reading the ranking once.
+
+    >>> [s.best for s in spread_stats_many(["P@1", "RR"], [[0, 1]])]
+    [Fraction(1, 1), Fraction(1, 1)]
+    """
     exact = flag(exact, "exact")
     gs = groups(ranking)
     labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
-    if m.name in ("DCG", "nDCG") and exact:
-        return _dcg_exact(m, gs, labels)
+    prepared = _Prepared(gs, labels)
+    return [_stats(m if isinstance(m, Measure) else parse(m), prepared, exact, distribution) for m in measures]
+
+
+class _Prepared:
+    """One ranking read once: its groups, each group's label tally, the ideal labels."""
+
+    def __init__(self, gs: Any, labels: Optional[list[Fraction]]) -> None:
+        self.gs = gs
+        self.labels = labels
+        self.tallies = [_tally(g) for g in gs]
+        self.ideal_tally = None if labels is None else _tally(labels)
+
+    def relevant(self, t: Fraction) -> list[int]:
+        """Per group, how many labels are >= t (comparing distinct labels only)."""
+        return [sum(n for x, n in tally if x >= t) for tally in self.tallies]
+
+
+def _tally(labels: Sequence[Fraction]) -> list[tuple[Fraction, int]]:
+    counts: dict[tuple[int, int], int] = {}
+    for x in labels:
+        key = (x.numerator, x.denominator)  # a Fraction's own hash is slow
+        counts[key] = counts.get(key, 0) + 1
+    return [(Fraction(p, q), n) for (p, q), n in counts.items()]
+
+
+def _stats(m: Measure, prepared: _Prepared, exact: bool, distribution: bool) -> SpreadStats:
+    gs, labels = prepared.gs, prepared.labels
+    if m.name in ("DCG", "nDCG") and (exact or not distribution):
+        return _dcg(m, prepared, exact)
     number: Callable[[Any], Any] = Fraction if exact else float
     zero = number(0)
     k = cutoff(m.k, optional=True)
-    plan = _plan(m, gs, labels, number, k)
+    if m.name in ("P", "R", "F1", "RBP") and not distribution:
+        return _additive(m, prepared, number, k)
+    plan = _plan(m, prepared, number, k)
     worst = best = variance = zero
     pmf: Optional[dict[Any, Any]] = {zero: number(1)} if distribution else None
     for start, kinds, contribution, scale in plan:
+        if pmf is None and m.name in _BINARY:  # kinds are relevant (True) or not
+            lo, hi, mean, var = _binary_dp(kinds.get(True, 0), sum(kinds.values()), contribution, number)
+            worst, best = worst + scale * lo, best + scale * hi
+            variance += scale * scale * (max(var, 0.0) if not exact else var)
+            continue
         acc = _group(kinds, contribution, zero, distribution)
         n = number(acc.n)
         mean = acc.s1 / n
@@ -146,11 +193,94 @@ def spread_stats(
             else:
                 group = {scale * v: number(c) / n for v, c in acc.pmf.items()}
                 pmf = _convolve(pmf, group)
-    constant = _constant(m, gs, labels, number, k)
-    worst, best = worst + constant, best + constant
-    if pmf is not None:
-        pmf = {v + constant: p for v, p in pmf.items()}
     return SpreadStats(worst, best, variance, pmf)
+
+
+def _binary_dp(r: int, n: int, contribution: Callable, number: Any) -> tuple[Any, Any, Any, Any]:
+    """min, max, mean, variance of Σ_slots contribution for r relevant among n slots, all C(n, r) placements equal.
+
+    State c = relevant documents placed so far; arrays instead of dicts (the
+    hot loop of AP and RR).
+    """
+    zero = number(0)
+    ways, s1, s2, lo, hi = [1], [zero], [zero], [zero], [zero]
+    for slot in range(n):
+        top = min(slot + 1, r)
+        nw, n1, n2, nlo, nhi = [0] * (top + 1), [zero] * (top + 1), [zero] * (top + 1), [None] * (top + 1), [None] * (top + 1)
+        for c in range(len(ways)):
+            w = ways[c]
+            if not w:
+                continue
+            if slot - c < n - r:  # place a non-relevant document: contributes 0
+                nw[c] += w
+                n1[c] += s1[c]
+                n2[c] += s2[c]
+                nlo[c] = lo[c] if nlo[c] is None else min(nlo[c], lo[c])
+                nhi[c] = hi[c] if nhi[c] is None else max(nhi[c], hi[c])
+            if c < r:  # place a relevant one
+                x = contribution(slot, True, (slot - c, c))
+                nw[c + 1] += w
+                n1[c + 1] += s1[c] + w * x
+                n2[c + 1] += s2[c] + 2 * x * s1[c] + w * x * x
+                a, b = lo[c] + x, hi[c] + x
+                nlo[c + 1] = a if nlo[c + 1] is None else min(nlo[c + 1], a)
+                nhi[c + 1] = b if nhi[c + 1] is None else max(nhi[c + 1], b)
+        ways, s1, s2, lo, hi = nw, n1, n2, nlo, nhi
+    total = number(ways[r])
+    mean = s1[r] / total
+    return lo[r], hi[r], mean, s2[r] / total - mean * mean
+
+
+def _additive(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> SpreadStats:
+    """P, R, F1, RBP: Σ_slots w(rank)·rel, w non-increasing; Hoeffding's rank-one variance per group.
+
+    With r relevant among a group's n, Σ(x − x̄)² = r(n − r)/n, so
+    Var = r(n − r)/(n(n − 1))·Σ(w − w̄)²; the extremes put the relevant
+    documents on the group's last (first) ranks.
+    """
+    t = threshold(m.rel)
+    rel = prepared.relevant(t)
+    num_rel = _num_rel(prepared, t, sum(rel))
+    weight = _weight(m, number, num_rel, k)
+    zero = number(0)
+    worst = best = variance = zero
+    start = 0
+    for g, r in zip(prepared.gs, rel):
+        n = len(g)
+        if k is not None and start >= k:
+            break
+        if r:
+            ws = [weight(start + j) for j in range(1, n + 1)]
+            worst += sum(ws[n - r :], zero)
+            best += sum(ws[:r], zero)
+            if r < n:
+                w1 = sum(ws, zero)
+                w2 = sum((w * w for w in ws), zero)
+                variance += number(r * (n - r)) / (n * (n - 1)) * (w2 - w1 * w1 / n)
+        start += n
+    if number is float:
+        variance = max(variance, 0.0)
+    return SpreadStats(worst, best, variance, None)
+
+
+def _num_rel(prepared: _Prepared, t: Fraction, retrieved: int) -> int:
+    judged = None if prepared.ideal_tally is None else sum(n for x, n in prepared.ideal_tally if x >= t)
+    return relevant_total(judged, retrieved)
+
+
+def _weight(m: Measure, number: Any, num_rel: int, k: Optional[int]) -> Callable[[int], Any]:
+    """w(rank) of an additive binary measure; 0 past the cutoff."""
+    zero = number(0)
+    if m.name == "RBP":
+        p = number(m.param("p", Fraction(4, 5)))
+        step = (1 - p)
+        return lambda rank: zero if k is not None and rank > k else step * p ** (rank - 1)
+    k_ = cutoff(m.k)
+    denominator = {"P": number(k_), "R": number(num_rel), "F1": number(k_ + num_rel) / 2}[m.name]
+    if denominator == 0:
+        return lambda rank: zero
+    unit = number(1) / denominator
+    return lambda rank: zero if rank > k_ else unit
 
 
 def _convolve(a: dict[Any, Any], b: dict[Any, Any]) -> Optional[dict[Any, Any]]:
@@ -167,29 +297,27 @@ def _convolve(a: dict[Any, Any], b: dict[Any, Any]) -> Optional[dict[Any, Any]]:
     return out
 
 
-def _constant(m: Measure, gs: Any, labels: Any, number: Any, k: Optional[int]) -> Any:
-    return number(0)  # every contribution is carried by a group, singletons included
-
-
-def _plan(m: Measure, gs: Any, labels: Any, number: Any, k: Optional[int]) -> list[tuple[int, dict[Any, int], Callable, Any]]:
+def _plan(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> list[tuple[int, dict[Any, int], Callable, Any]]:
     """(start rank, kinds, contribution(slot, kind, state), scale) per group that can contribute."""
     name = m.name
+    gs, labels = prepared.gs, prepared.labels
     plan = []
-    if name in ("P", "R", "F1", "AP", "RR", "RBP"):
+    if name in _BINARY:
         t = threshold(m.rel)
-        retrieved = sum(1 for g in gs for x in g if x >= t)
-        num_rel = relevant_total(None if labels is None else sum(1 for x in labels if x >= t), retrieved)
+        rel = prepared.relevant(t)
+        num_rel = _num_rel(prepared, t, sum(rel))
         if name in ("P", "R", "F1"):
             k_ = cutoff(m.k)
             denominator = {"P": number(k_), "R": number(num_rel), "F1": number(k_ + num_rel) / 2}[name]
         p = m.param("p", Fraction(4, 5)) if name == "RBP" else None
         before, start = 0, 0
-        for g in gs:
+        for g, r in zip(gs, rel):
             if k is not None and start >= k:
                 break
-            r = sum(1 for x in g if x >= t)
             kinds = {True: r, False: len(g) - r}
             kinds = {kind: c for kind, c in kinds.items() if c}
+            if name == "RR" and before:  # RR is decided by the first group holding a relevant document
+                break
             plan.append((start, kinds, _binary(name, start, before, k, number, num_rel, p, denominator if name in ("P", "R", "F1") else None), number(1)))
             before += r
             start += len(g)
@@ -276,42 +404,91 @@ def _gain_slot(start: int, k: Optional[int], gain: Callable, discount: Callable)
     return contribution
 
 
-def _dcg_exact(m: Measure, gs: Any, labels: Any) -> SpreadStats:
-    """DCG/nDCG, exact: sorted groups for the extremes, Hoeffding's rank-one form for the variance."""
-    k = cutoff(m.k, optional=True)
-    low = [sorted(g) for g in gs]
-    high = [sorted(g, reverse=True) for g in gs]
-    flat_low, flat_high = [x for g in low for x in g], [x for g in high for x in g]
-    ideal = [x for g in gs for x in g] if labels is None else labels
-    if m.name == "DCG":
-        worst, best = fast_dcg(flat_low, k, gain=m.gain), fast_dcg(flat_high, k, gain=m.gain)
-    else:
-        worst, best = fast_ndcg(flat_low, k, ideal, gain=m.gain), fast_ndcg(flat_high, k, ideal, gain=m.gain)
+@functools.lru_cache(maxsize=1 << 14)
+def _exact_log2_discount(j: int) -> Any:
+    """1/log2(j+1) as a sympy value: (1/m)·log(2)/log(b) with j+1 = b**m, b minimal.
+
+    Built with log(b, evaluate=False): b is not a perfect power, so sympy's
+    evaluation (most of a millisecond per call) could not change it.
+    """
     import sympy
 
-    gain = gain_function(m.gain)
-    discount = discount_function("log2")
-    variance_terms: list[Any] = []
+    b, m = perfect_power(j + 1)
+    if b == 2:
+        return sympy.Rational(1, m)
+    return sympy.Rational(1, m) * sympy.log(2) / sympy.log(b, evaluate=False)
+
+
+def _dcg(m: Measure, prepared: _Prepared, exact: bool) -> SpreadStats:
+    """DCG/nDCG without a distribution: sorted groups for the extremes, Hoeffding's rank-one variance.
+
+    Inside a group of n, the value is Σ_e x_e·w_σ(e) with x the gains and w
+    the discounts of its ranks (0 past k): the variance of such a statistic
+    of a uniform bijection σ is Σ(x − x̄)²·Σ(w − w̄)²/(n − 1), and
+    Σ(w − w̄)² = Σw² − (Σw)²/n.  Exact values stay unexpanded sympy
+    (expanding (Σw)² would make O(n²) terms of log products).
+    """
+    gs, labels = prepared.gs, prepared.labels
+    k = cutoff(m.k, optional=True)
+    check_gain_domain((x for g in gs for x in g), m.gain)
+    ideal = [x for g in gs for x in g] if labels is None else labels
+    check_gain_domain(ideal, m.gain, "ideal")
+    # Sort each group's few distinct labels, not its documents: Fraction comparisons are slow.
+    ascending = [sorted(tally) for tally in prepared.tallies]
+    flat_low = [x for tally in ascending for x, n in tally for _ in range(n)]
+    flat_high = [x for tally in ascending for x, n in reversed(tally) for _ in range(n)]
+    ideal_tally = _tally(ideal) if prepared.ideal_tally is None else prepared.ideal_tally
+    best_order = [x for x, n in sorted(ideal_tally, reverse=True) for _ in range(n)]
+    if exact:
+        if m.name == "DCG":
+            worst, best = fast_dcg(flat_low, k, gain=m.gain), fast_dcg(flat_high, k, gain=m.gain)
+        else:
+            worst, best = fast_ndcg(flat_low, k, ideal, gain=m.gain), fast_ndcg(flat_high, k, ideal, gain=m.gain)
+    else:
+        g_f, d_f = float_gain_function(m.gain), float_discount_function("log2")
+        depth = len(flat_low) if k is None else min(k, len(flat_low))
+        norm = 1.0
+        if m.name == "nDCG":
+            norm = sum(g_f(x) * d_f(j) for j, x in enumerate(best_order[: len(best_order) if k is None else k], 1))
+        scale_ = 0.0 if norm == 0 else 1.0 / norm
+        worst = scale_ * sum(g_f(flat_low[j - 1]) * d_f(j) for j in range(1, depth + 1))
+        best = scale_ * sum(g_f(flat_high[j - 1]) * d_f(j) for j in range(1, depth + 1))
+    if exact:
+        import sympy
+
+        gain, discount = gain_function(m.gain), _exact_log2_discount
+        lift: Callable[[Any], Any] = lambda w: w  # noqa: E731
+    else:
+        gain, discount = float_gain_function(m.gain), float_discount_function("log2")
+        lift = float
+    parts: list[Any] = []
     start = 0
-    for g in gs:
+    for g, tally in zip(gs, prepared.tallies):
         n = len(g)
         if k is not None and start >= k:
             break
-        if n > 1:
-            xs = [gain(x) for x in g]
-            x_bar = sum(xs, Fraction(0)) / n
-            spread_x = sum(((x - x_bar) ** 2 for x in xs), Fraction(0))
+        if len(tally) > 1:
+            xs = [(gain(x), c) for x, c in tally]
+            x_bar = sum(x * c for x, c in xs) / n
+            spread_x = sum(c * (x - x_bar) ** 2 for x, c in xs)
             if spread_x:
-                # Σ_j (w_j − w̄)² = ((n−1)/n)·Σ w_j² − (2/n)·Σ_{i<j} w_i·w_j, built term by term (no expand()).
-                ws = [sympy.sympify(discount(start + j)) for j in range(1, n + 1) if k is None or start + j <= k]
-                terms = [sympy.Rational(n - 1, n) * w * w for w in ws]
-                terms += [sympy.Rational(-2, n) * ws[i] * ws[j] for i in range(len(ws)) for j in range(i + 1, len(ws))]
-                q = spread_x / (n - 1)
-                variance_terms.append(sympy.Rational(q.numerator, q.denominator) * sympy.Add(*terms))
+                ws = [lift(discount(start + j)) for j in range(1, n + 1) if k is None or start + j <= k]
+                if exact:  # one Add each: summing sympy terms one by one is quadratic
+                    w1, w2 = sympy.Add(*ws), sympy.Add(*[w * w for w in ws])
+                else:
+                    w1, w2 = sum(ws), sum(w * w for w in ws)
+                if exact:
+                    q = Fraction(spread_x) / (n - 1)
+                    parts.append(sympy.Rational(q.numerator, q.denominator) * (w2 - w1**2 / n))
+                else:
+                    parts.append(spread_x / (n - 1) * max(w2 - w1 * w1 / n, 0.0))
         start += n
-    variance = sympy.Add(*variance_terms)
+    if not exact:
+        variance: Any = sum(parts, 0.0) * scale_ * scale_
+        return SpreadStats(worst, best, variance, None)
+    variance = sympy.Add(*parts)
     if m.name == "nDCG":
-        best_dcg = fast_dcg(sorted(ideal, reverse=True), k, gain=m.gain)
+        best_dcg = fast_dcg(best_order, k, gain=m.gain)
         variance = variance / sympy.sympify(best_dcg) ** 2 if best_dcg != 0 else sympy.Integer(0)
     value = Fraction(int(variance.p), int(variance.q)) if variance.is_Rational else variance
     return SpreadStats(worst, best, value, None)

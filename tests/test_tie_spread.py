@@ -46,10 +46,18 @@ def check(name, ranking, ideal):
         assert abs(to_float(exact.worst) - min(floats)) < 1e-12 and abs(to_float(exact.best) - max(floats)) < 1e-12
         assert abs(to_float(exact.variance) - var) < 1e-12
         assert any(exact.worst == v for v in values) and any(exact.best == v for v in values)
-    floats_mode = spread_stats(m, ranking, ideal, exact=False, distribution=True)
-    assert abs(floats_mode.worst - min(floats)) < 1e-12 and abs(floats_mode.best - max(floats)) < 1e-12
-    assert abs(floats_mode.variance - var) < 1e-12
-    assert abs(sum(floats_mode.distribution.values()) - 1) < 1e-12
+    # Without a distribution, other paths run (closed forms for P, R, F1, RBP, DCG, nDCG;
+    # array DP for AP and RR): they must agree too.
+    plain = spread_stats(m, ranking, ideal)
+    assert (plain.worst, plain.best, plain.variance) == (exact.worst, exact.best, exact.variance) or (
+        abs(to_float(plain.variance) - var) < 1e-12 and plain.worst == exact.worst and plain.best == exact.best
+    ), (name, ranking)
+    for distribution in (True, False):
+        floats_mode = spread_stats(m, ranking, ideal, exact=False, distribution=distribution)
+        assert abs(floats_mode.worst - min(floats)) < 1e-12 and abs(floats_mode.best - max(floats)) < 1e-12, (name, ranking)
+        assert abs(floats_mode.variance - var) < 1e-12, (name, ranking)
+        if distribution:
+            assert abs(sum(floats_mode.distribution.values()) - 1) < 1e-12
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
