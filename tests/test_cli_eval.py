@@ -44,7 +44,9 @@ def test_json_exact_values(files, capsys):
     assert mean["P@2"]["tie_aware"]["exact"] == "5/8"
     assert mean["P@2"]["trec_eval_order"]["exact"] == "3/4"
     assert mean["P@2"]["difference"]["exact"] == "-1/8"
-    assert mean["AP"]["tie_aware"] == {"exact": "49/72", "rational": True, "decimal": "0.680556", "float": 49 / 72}
+    assert mean["AP"]["tie_aware"] == {
+        "exact": "49/72", "rational": True, "numerator": "49", "denominator": "72", "decimal": "0.680556", "float": 49 / 72
+    }
     assert mean["AP"]["trec_eval_order"]["exact"] == "7/12"
     assert mean["AP"]["difference"]["decimal"] == "0.097222"
     assert mean["RR"]["tie_aware"]["exact"] == "7/8" and mean["RR"]["trec_eval_order"]["exact"] == "3/4"

@@ -91,3 +91,20 @@ def test_float_ties_are_exact_ties():
     assert p.group_sizes().tolist() == [1, 2]  # b alone (the larger exact value), then a and c tied
     assert engine.values(p, parse("P@1"))[0] == 0.0
     assert evaluate(parse_qrels([qrels_text.strip()]), parse_run(run_text.splitlines()), "P@1").mean["P@1"] == Fraction(0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_exact_group_summaries_equal_compute_exactly(seed):
+    qrels_text, run_text = _random_files(100 + seed)
+    qrels, run = parse_qrels(qrels_text.splitlines()), parse_run(run_text.splitlines())
+    measures = "P@5 R@30 F1@10 AP AP@5 RR RR@3 nDCG nDCG@5 DCG@10 RBP(p=0.5) nDCG(dcg='exp-log2')@10 AP(rel=2) ERR@5"
+    try:
+        want = evaluate(qrels, run, measures)
+    except Exception:
+        return
+    prepared = prepare(read_table(io.BytesIO(qrels_text.encode()), "qrels"), read_table(io.BytesIO(run_text.encode()), "run"))
+    for tie_break in (None, "trec_eval"):
+        want = evaluate(qrels, run, measures, tie_break=tie_break)
+        got = evaluate_prepared(prepared, measures, tie_break=tie_break)
+        assert got.per_query == want.per_query
+        assert got.mean == want.mean

@@ -264,3 +264,108 @@ def values(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[np
     if m.name == "DCG":
         return dcg
     return _ratio(dcg, _ideal(g, m.k, gains))
+
+
+# -- exact mode: the fast layer's closed forms on group summaries read from the arrays ---------
+
+#: Measures whose exact values :class:`ExactQueries` computes from group summaries.
+EXACT_SUPPORTED = frozenset({"P", "R", "F1", "AP", "RR", "nDCG", "DCG", "RBP"})
+
+
+class ExactQueries:
+    """Exact per-query values from the group arrays, one query at a time (streaming).
+
+    The closed forms are :mod:`tieaware.fast`'s own ``*_from`` functions and
+    kernels, fed with group summaries (start, size, relevant count, gain
+    sum) counted in numpy, so no label is converted or compared per document.
+    The values are the fast layer's, exactly (tests/test_engine.py checks
+    ``==`` against :func:`tieaware.evaluate.compute`).
+    """
+
+    def __init__(self, p: Prepared):
+        self.p = p
+        self.g = _Groups(p)
+        self.values = p.label_values
+        nl = len(self.values)
+        # label counts per group: (groups × distinct labels), small ints
+        one_hot = np.zeros((p.rows, nl), dtype=np.int32)
+        one_hot[np.arange(p.rows), p.label] = 1
+        self.counts = np.add.reduceat(one_hot, p.group_start, axis=0) if p.rows else one_hot
+        del one_hot
+        self.group_bounds = np.searchsorted(p.group_start, np.append(p.query_start, p.rows)).tolist()
+        self.judged_bounds = np.searchsorted(p.judged_query, np.arange(len(p.qids) + 1)).tolist()
+        self.sizes = self.g.size.astype(np.int64)
+        self.starts = self.g.t.astype(np.int64)
+        self._rel: dict = {}
+
+    def _relevant_counts(self, rel: Fraction) -> tuple[np.ndarray, np.ndarray]:
+        if rel not in self._rel:
+            is_rel = np.array([x >= rel for x in self.values], dtype=np.int64)
+            judged = np.bincount(self.p.judged_query, weights=is_rel[self.p.judged_label], minlength=len(self.p.qids))
+            self._rel[rel] = (self.counts @ is_rel, judged.astype(np.int64))
+        return self._rel[rel]
+
+    def value(self, i: int, m: Measure):
+        """The exact value of measure *m* on query number *i*, or None if not supported here."""
+        from tieaware.fast import measures as fm
+
+        if m.name not in EXACT_SUPPORTED:
+            return None
+        lo, hi = self.group_bounds[i], self.group_bounds[i + 1]
+        starts, sizes = self.starts[lo:hi].tolist(), self.sizes[lo:hi].tolist()
+        if m.name in ("nDCG", "DCG"):
+            return self._dcg(i, m, lo, hi, starts, sizes)
+        r_all, num_rel_all = self._relevant_counts(m.rel)
+        rel = r_all[lo:hi].tolist()
+        num_rel = int(num_rel_all[i])
+        summary = [fm.Group(t, n, Fraction(r), None) for t, n, r in zip(starts, sizes, rel)]
+        if m.name == "P":
+            return fm.precision_from(summary, m.k)
+        if m.name == "R":
+            return fm.recall_from(summary, m.k, num_rel)
+        if m.name == "F1":
+            return fm.f1_from(summary, m.k, num_rel)
+        if m.name == "AP":
+            return fm.average_precision_from(summary, m.k, num_rel)
+        if m.name == "RR":
+            return fm.reciprocal_rank_from(summary, m.k)
+        from tieaware.fast.rbp import _exact_sum
+        from tieaware.params import probability
+
+        p = probability(m.param("p", Fraction(4, 5)))
+        spans = []
+        for t, n, r in zip(starts, sizes, rel):
+            if m.k is not None and t >= m.k:
+                break
+            spans.append((t, t + n if m.k is None else min(t + n, m.k), r, n))
+        return _exact_sum(spans, p)
+
+    def _dcg(self, i: int, m: Measure, lo: int, hi: int, starts: list, sizes: list):
+        from tieaware.exact import divide
+        from tieaware.fast.kernels import mean_gain
+        from tieaware.gains import discounted_sum, gain_function
+
+        gain = gain_function(m.gain)
+        present = [j for j, x in enumerate(self.values)]
+        try:
+            gains = [gain(x) for x in self.values]
+        except Exception:
+            return None  # exp2 on a fractional label: the per-query path raises the proper error
+        k = m.k
+        terms: dict[int, Fraction] = {}
+        counts = self.counts[lo:hi].tolist()
+        for t, n, row in zip(starts, sizes, counts):
+            if k is not None and t >= k:
+                break
+            total = sum((c * gains[j] for j, c in zip(present, row) if c), Fraction(0))
+            mean = mean_gain(total, n)
+            for j in range(t + 1, t + n + 1 if k is None else min(t + n, k) + 1):
+                terms[j] = mean
+        dcg = discounted_sum(terms, "log2")
+        if m.name == "DCG":
+            return dcg
+        jl = self.p.judged_label[self.judged_bounds[i] : self.judged_bounds[i + 1]]
+        tally = np.bincount(jl, minlength=len(self.values)).tolist()
+        best = [gains[j] for j in sorted(range(len(self.values)), key=lambda j: self.values[j], reverse=True) for _ in range(tally[j])]
+        ideal = {j: g for j, g in enumerate(best[:k] if k is not None else best, start=1)}
+        return divide(dcg, discounted_sum(ideal, "log2"))

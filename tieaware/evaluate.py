@@ -354,8 +354,23 @@ def _per_query(
                 continue
             for q, v in zip(p.qids, got.tolist()):
                 per_query[q][str(m)] = v
+    if rest and layer == "fast" and exact:
+        # exact closed forms on group summaries counted in numpy (tieaware.engine.ExactQueries)
+        from tieaware.engine import EXACT_SUPPORTED, ExactQueries
+
+        here = [m for m in rest if m.name in EXACT_SUPPORTED]
+        if here:
+            queries = ExactQueries(p)
+            names = [str(m) for m in here]
+            for i in _progress(range(len(p.qids)), progress, tie_break, total=len(p.qids)):
+                row = per_query[p.qids[i]]
+                for m, name in zip(here, names):
+                    got = queries.value(i, m)
+                    if got is not None:
+                        row[name] = got
+            rest = [m for m in rest if any(str(m) not in per_query[q] for q in p.qids[:1])]
     if not rest:
-        return per_query
+        return {q: {str(m): v[str(m)] for m in ms} for q, v in per_query.items()}
     values = p.label_values
     labels = p.label.tolist()
     bounds = p.group_start.tolist() + [p.rows]

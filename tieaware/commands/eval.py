@@ -22,6 +22,7 @@ from tieaware.errors import bad
 from tieaware.columns import Prepared, prepare, read_table
 from tieaware.evaluate import LAYERS, Evaluation, evaluate, evaluate_prepared, measure_list
 from tieaware.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
+from tieaware.exact_print import big_ints, decimal, short_form
 from tieaware.trec import read_qrels, read_run, read_sample
 from tieaware.trec_format import TREC_DEFAULT, at_level, counts_of_prepared, render, split_counters
 
@@ -108,6 +109,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     parser.add_argument("--float", action="store_true", help="fast float arithmetic instead of exact values")
+    parser.add_argument(
+        "--exact-form",
+        action="store_true",
+        help="print every exact value in full in the table (p/q or sympy text, however long); "
+        "by default long ones are abbreviated and only json has them whole",
+    )
     parser.add_argument("--digits", type=int, default=4, metavar="N", help="digits after the decimal point (default: 4)")
     parser.add_argument(
         "--layer",
@@ -137,6 +144,8 @@ class _Report:
     layer: str
     #: {measure: Spread} with --spread (docs/uncertainty.md), else None.
     spread: Optional[dict[str, Any]] = None
+    #: --exact-form: the table's exact column in full.
+    exact_form: bool = False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -180,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
         digits=args.digits,
         layer=args.layer,
         spread=spread,
+        exact_form=getattr(args, "exact_form", False),
     )
     text = {"table": _table, "json": _json}[args.format](report, args.per_query)
     print(text)  # one print, after all the work: no half-written output
@@ -252,12 +262,20 @@ def _difference(a: Exact, b: Exact) -> Exact:
     return Fraction(0) if a == b else a - b
 
 
-def _signed(value: Exact, digits: int) -> str:
-    """A difference with its sign; "0" only when it is exactly zero."""
-    if is_rational(value) or isinstance(value, float):
-        if value == 0:
+def _signed(a: Exact, b: Exact, digits: int) -> str:
+    """a - b with its sign; "0" only when it is exactly zero.  Symbolic values are
+    compared structurally (canonical forms, see tieaware.gains) and their
+    difference printed by interval arithmetic, never expanded."""
+    if (is_rational(a) and is_rational(b)) or isinstance(a, float):
+        if a == b:
             return "0"
-    text = to_decimal(value, digits)
+        text = decimal(a - b, digits)
+    else:
+        import sympy
+
+        if sympy.sympify(a) == sympy.sympify(b):
+            return "0"
+        text = decimal(a, digits, minus=b)
     return text if text.startswith("-") else "+" + text
 
 
@@ -290,14 +308,14 @@ def _header(r: _Report) -> str:
 
 
 def _short_exact(value: Exact) -> str:
-    """p/q, or a note of its size when long; short sympy text, or "irrational"."""
-    text = to_exact_string(value)
-    if len(text) <= SHORT_EXACT:
-        return text
-    if is_rational(value):
-        f = Fraction(value)
-        return f"{len(str(abs(f.numerator)))}/{len(str(f.denominator))}-digit p/q"
-    return "irrational"
+    """p/q, or a note of its size when long; short sympy text, or "irrational" (sizes judged without str)."""
+    return short_form(value)
+
+
+def _full_exact(value: Exact) -> str:
+    """The whole exact form, however long (--exact-form; json)."""
+    with big_ints():
+        return to_exact_string(value)
 
 
 def _table(r: _Report, per_query: bool) -> str:
@@ -307,11 +325,14 @@ def _table(r: _Report, per_query: bool) -> str:
     head += ["trec_eval order", "difference"]
     head += _SPREAD_HEAD if r.spread else []
     body = []
+    abbreviated = False
     for q, m, tied, trec in _rows(r, per_query):
-        diff = _difference(tied, trec)
-        row = ([q] if per_query else []) + [m, to_decimal(tied, r.digits)]
-        row += [_short_exact(tied)] if r.exact else []
-        row += [to_decimal(trec, r.digits), _signed(diff, r.digits)]
+        row = ([q] if per_query else []) + [m, decimal(tied, r.digits)]
+        if r.exact:
+            form = _full_exact(tied) if r.exact_form else _short_exact(tied)
+            abbreviated = abbreviated or form == "irrational" or form.endswith("-digit p/q")
+            row.append(form)
+        row += [decimal(trec, r.digits), _signed(tied, trec, r.digits)]
         row += _spread_cells(r, q, m) if r.spread else []
         body.append(row)
     footer = (
@@ -323,8 +344,8 @@ def _table(r: _Report, per_query: bool) -> str:
             "\nmin, max: of the mean over every tie-breaking (mean of per-query extremes); sd (ties): "
             "standard deviation of the mean due to ties, √(Σ var)/n; moved: queries whose value depends on the tie-breaking."
         )
-    if r.exact and any(_short_exact(row[2]) != to_exact_string(row[2]) for row in _rows(r, per_query)):
-        footer += "\nlong exact values are abbreviated; --format json prints them in full."
+    if abbreviated:
+        footer += "\nlong exact values are abbreviated; --exact-form or --format json prints them in full."
     table = tabulate(body, headers=head, disable_numparse=True, colalign=_align(head))
     return f"{_header(r)}\n{table}\n{footer}"
 
@@ -350,10 +371,14 @@ def _align(head: list[str]) -> tuple[str, ...]:
 def _value(value: Exact, r: _Report) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if r.exact:
-        out["exact"] = to_exact_string(value)
+        out["exact"] = _full_exact(value)
         out["rational"] = is_rational(value)
-    out["decimal"] = to_decimal(value, r.digits)
-    out["float"] = to_float(value)
+        if is_rational(value):  # also as a pair of integers, for readers that want no parsing
+            f = Fraction(value)
+            with big_ints():
+                out["numerator"], out["denominator"] = str(f.numerator), str(f.denominator)
+    out["decimal"] = decimal(value, r.digits)
+    out["float"] = value if isinstance(value, float) else (float(value) if is_rational(value) else float(decimal(value, 20)))
     return out
 
 
@@ -397,7 +422,8 @@ def _json(r: _Report, per_query: bool) -> str:
             q: {str(m): triple(r.tied.per_query[q][str(m)], r.trec.per_query[q][str(m)]) for m in r.tied.measures}
             for q in r.tied.queries
         }
-    return json.dumps(out, indent=2)
+    with big_ints():
+        return json.dumps(out, indent=2)
 
 
 # -- trec ---------------------------------------------------------------------
