@@ -413,7 +413,10 @@ def _scores(run: Table) -> np.ndarray:
     codes = texts.view(np.uint8).reshape(len(texts), texts.dtype.itemsize)
     # rows with a byte other than digits, sign and point: exponents (checked for their
     # digit count) and every bad text; check_number names the first bad one.
-    odd = np.flatnonzero(~_NUMBER_BYTES[codes].all(axis=1))
+    odd_rows = ~_NUMBER_BYTES[codes].all(axis=1)
+    if texts.dtype.itemsize > MAX_NUMBER_CHARS:
+        odd_rows |= (codes != 0).sum(axis=1) > MAX_NUMBER_CHARS
+    odd = np.flatnonzero(odd_rows)
     values = np.empty(len(heads), dtype=np.float64)
     for i in odd.tolist():
         values[i] = check_number(texts[i].decode("utf-8"), "score", f"{run.name}:{int(run.line[heads[i]])}")
