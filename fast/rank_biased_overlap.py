@@ -260,7 +260,14 @@ def _overlap(depth: _Depth, variant: str, c_S: Any, c_L: Any) -> Any:
 
 
 def _float(scan: Iterator[_Depth], s: int, l: int, x_l: int, p: float, variant: str, expected: bool) -> RBOBounds:
-    low = high = ext = 0.0
+    # Every bound, RES included, is summed from its own non-negative terms
+    # with math.fsum, so no bound is the difference of two nearly equal
+    # numbers: RES is not MAX - MIN, and MIN's tail Σ_{d>l} p^d/d is summed
+    # directly instead of as -ln(1-p) minus the harmonic part (see _series).
+    low: list[float] = []
+    high: list[float] = []
+    ext: list[float] = []
+    res: list[float] = []
     a_s = 0.0
     p_d = 1.0
     for depth in scan:
@@ -277,9 +284,9 @@ def _float(scan: Iterator[_Depth], s: int, l: int, x_l: int, p: float, variant: 
                 a_s = x / d
             else:
                 a_s = x / math.sqrt(measurable_squares(t_S, b_S, float(d)) * measurable_squares(t_L, b_L, float(d)))
-            low += a_s * p_d
-            high += a_s * p_d
-            ext += a_s * p_d
+            low.append(a_s * p_d)
+            high.append(a_s * p_d)
+            ext.append(a_s * p_d)
             continue
         k = d - s
         x = _overlap(depth, variant, 1.0, c_L)
@@ -291,21 +298,67 @@ def _float(scan: Iterator[_Depth], s: int, l: int, x_l: int, p: float, variant: 
         else:
             denominator = d if variant == "a" else math.sqrt(d * measurable_squares(t_L, b_L, float(d)))
             unseen_ext = k * mean * a_s
-        low += x / denominator * p_d
-        high += (x + most) / denominator * p_d
-        ext += (x + unseen_ext) / denominator * p_d
-    harmonic = 0.0
-    p_d = 1.0
-    for d in range(1, l + 1):
-        p_d *= p
-        harmonic += p_d / d
-    low += x_l * (-math.log1p(-p) - harmonic)
+        low.append(x / denominator * p_d)
+        high.append((x + most) / denominator * p_d)
+        ext.append((x + unseen_ext) / denominator * p_d)
+        res.append(most / denominator * p_d)
+    # Third section (Eqs. 22-24).  With f = l + s - x_l:
+    #   MIN += x_l Σ_{d>l} p^d/d
+    #   MAX += Σ_{l<d<=f} (2d-l-s+x_l)/d p^d + Σ_{d>f} p^d
+    #   RES += Σ_{l<d<=f} (2d-l-s)/d p^d + Σ_{d>f} (d-x_l)/d p^d   (MAX - MIN, term by term: all >= 0)
     f = l + s - x_l
     for d in range(l + 1, f + 1):
         p_d *= p
-        high += (2 * d - l - s + x_l) / d * p_d
-    high += p ** (f + 1) / (1 - p)
-    ext += (x_l + a_s * (l - s)) / l * p ** (l + 1) / (1 - p)
+        high.append((2 * d - l - s + x_l) / d * p_d)
+        res.append((2 * d - l - s) / d * p_d)
+    low.append(x_l * _series(l + 1, p, 0, 1))
+    high.append(p ** (f + 1) / (1 - p))
+    res.append(_series(f + 1, p, 1, -x_l))
+    ext.append((x_l + a_s * (l - s)) / l * p ** (l + 1) / (1 - p))
     weight = (1 - p) / p
-    low, high, ext = low * weight, high * weight, ext * weight
-    return RBOBounds(low, high, ext, high - low)
+    return RBOBounds(*(math.fsum(terms) * weight for terms in (low, high, ext, res)))
+
+
+#: Past this many terms _series switches to closed forms (only when p > 1 - 1e-5).
+_SERIES_TERMS = 4_000_000
+#: Terms summed per numpy chunk.
+_CHUNK = 1 << 16
+
+
+def _series(start: int, p: float, a: int, b: int) -> float:
+    """Σ_{d >= start} (a·d + b)/d · p^d, for a·d + b >= 0 at every d >= start.
+
+    (a, b) = (0, 1) is MIN's tail Σ p^d/d and (1, -x_l) RES's tail.  The
+    terms are summed directly until they fall below 2^-60 of the first one:
+    every term is >= 0, so nothing cancels, unlike -ln(1-p) - Σ_{d<start} p^d/d,
+    which loses all accuracy once p^start is small.  That needs about
+    42/(1-p) terms; for p within 1e-5 of 1 it would need more than
+    _SERIES_TERMS, and there the closed form is used, which then cancels by
+    less than a factor ln(1/(1-p))/ln(start) (docs/rbo.md).
+
+    >>> _series(1, 0.5, 0, 1) == math.log(2)
+    True
+    """
+    log_p = math.log(p)
+    if start * log_p < -746:  # p^start underflows: the whole tail is below the smallest double
+        return 0.0
+    terms = math.ceil(-60 * math.log(2) / log_p)
+    if terms > _SERIES_TERMS:
+        return _closed_series(start, p, a, b)
+    import numpy  # only long float tails get here
+
+    total = []
+    for first in range(start, start + terms, _CHUNK):
+        d = numpy.arange(first, min(first + _CHUNK, start + terms), dtype=numpy.float64)
+        total.append(float(numpy.sum((a * d + b) / d * numpy.power(p, d))))
+    return math.fsum(total)
+
+
+def _closed_series(start: int, p: float, a: int, b: int) -> float:
+    """Σ_{d >= start} (a·d + b)/d · p^d as a·p^start/(1-p) + b·(-ln(1-p) - Σ_{d<start} p^d/d)."""
+    head, p_d = [], 1.0
+    for d in range(1, start):
+        p_d *= p
+        head.append(p_d / d)
+    logs = -math.log1p(-p) - math.fsum(head)
+    return a * p**start / (1 - p) + b * logs
