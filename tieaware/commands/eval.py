@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
@@ -30,6 +31,8 @@ __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "FORMATS"]
 
 DEFAULT_MEASURES = "P@5 P@10 R@10 F1@10 AP RR nDCG@10 nDCG"
 FORMATS = ("table", "json", "trec")
+#: Above this many run documents, exact mode suggests --float (on stderr).
+LARGE_EXACT = 200_000
 #: Exact values longer than this are abbreviated in the table (json has them in full).
 SHORT_EXACT = 44
 
@@ -170,6 +173,12 @@ def run(args: argparse.Namespace) -> int:
     # table and json: read as columns (tieaware.columns), evaluate every query at once in float
     # mode (tieaware.engine) or one query at a time in exact mode.
     prepared = _prepared(args)
+    if exact and prepared.rows > LARGE_EXACT:
+        print(
+            f"tieaware eval: note: exact evaluation of {prepared.rows:,} documents may take a while; "
+            "--float gives the same values to 1e-12 in seconds",
+            file=sys.stderr,
+        )
     tied = evaluate_prepared(prepared, measures, **common)
     trec = evaluate_prepared(prepared, measures, tie_break="trec_eval", **common)
     spread = None
