@@ -91,8 +91,9 @@ def graded_files(queries: int = 43, docs: int = 1000, seed: int = SEED_GRADED) -
         scores = np.round(rng.normal(10, 3, size=docs), 3)
         for rank, doc in enumerate(np.argsort(-scores, kind="stable").tolist(), start=1):
             run.append(f"{1000 + qi} Q0 D{doc} {rank} {scores[doc]:.3f} graded\n")
-        judged = rng.choice(docs + 100, size=200, replace=False)  # some judged documents are not retrieved
-        labels = rng.choice(4, size=200, p=[0.5, 0.25, 0.15, 0.1])
+        n_judged = min(200, docs)
+        judged = rng.choice(docs + docs // 10, size=n_judged, replace=False)  # some judged documents are not retrieved
+        labels = rng.choice(4, size=n_judged, p=[0.5, 0.25, 0.15, 0.1])
         for doc, label in sorted(zip(judged.tolist(), labels.tolist())):
             qrels.append(f"{1000 + qi} 0 D{doc} {label}\n")
     return "".join(qrels), "".join(run)
