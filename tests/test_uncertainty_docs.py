@@ -52,3 +52,19 @@ def test_the_hand_derivation_agrees_with_the_page():
     assert (min(a["q1"]) + min(a["q2"])) / 2 == Fraction(13, 24) and "**13/24**" in page
     assert (max(a["q1"]) + max(a["q2"])) / 2 == Fraction(11, 12) and "**11/12**" in page
     assert re.search(r"\*\*sd = √5/16 ≈ 0\.1398\*\*", page)
+
+
+def test_eval_spread_numbers_on_the_page(example, capsys):
+    import json
+
+    assert main(["eval", "qrels", "a.run", "-m", "AP", "--spread", "--format", "json"]) == 0
+    s = json.loads(capsys.readouterr().out)["spread"]["AP"]
+    assert (s["min_mean"]["exact"], s["max_mean"]["exact"], s["sd_mean"]["exact"]) == ("13/24", "11/12", "sqrt(5)/16")
+    assert (s["queries_moved"], s["queries"]) == (2, 2)
+    page = DOC.read_text()
+    assert "min 0.5417 (13/24),\nmax 0.9167 (11/12), sd 0.1398 (√5/16) and 2/2 queries moved" in page
+    assert main(["eval", "-m", "AP", "--spread", "--format", "json"]) == 0  # the bundled sample
+    out = json.loads(capsys.readouterr().out)
+    s = out["spread"]["AP"]
+    sample = f"{s['min_mean']['decimal']} to {s['max_mean']['decimal']} (tie-aware {out['mean']['AP']['tie_aware']['decimal']}, trec_eval {out['mean']['AP']['trec_eval_order']['decimal']})"
+    assert sample in " ".join(page.split()), sample
