@@ -409,6 +409,15 @@ def _duplicates(table: Table, query: np.ndarray, what: str) -> None:
 def _scores(run: Table) -> np.ndarray:
     """Every run row's score as a double, validated as :func:`check_number` does, mostly in numpy."""
     heads, run_of = _distinct(run.value)
+    # Few distinct scores (heavy ties): parse each distinct text once, found by hashing.
+    if len(heads) > 1000:
+        h = _hash(run.value[heads], run.value.dtype.itemsize)
+        _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+        if len(first) * 2 < len(heads) and (run.value[heads] == run.value[heads][first][inverse]).all():
+            order = np.argsort(first)  # keep file order, so the first bad text is the first reported
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            heads, run_of = heads[first[order]], rank[inverse.reshape(-1)][run_of]
     texts = run.value[heads]
     codes = texts.view(np.uint8).reshape(len(texts), texts.dtype.itemsize)
     # rows with a byte other than digits, sign and point: exponents (checked for their
@@ -422,6 +431,8 @@ def _scores(run: Table) -> np.ndarray:
         values[i] = check_number(texts[i].decode("utf-8"), "score", f"{run.name}:{int(run.line[heads[i]])}")
     plain = np.ones(len(heads), dtype=bool)
     plain[odd] = False
+    simple = _simple_decimals(codes, plain, values)
+    plain &= ~simple
     try:
         values[plain] = texts[plain].astype(np.float64)
     except ValueError:  # "1.2.3", "+-1", "-": find and name it
@@ -429,6 +440,33 @@ def _scores(run: Table) -> np.ndarray:
             check_number(texts[i].decode("utf-8"), "score", f"{run.name}:{int(run.line[heads[i]])}")
         raise
     return values[run_of]
+
+
+def _simple_decimals(codes: np.ndarray, candidates: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Parse, in numpy, the texts ``[-+]digits[.digits]`` with at most 15 digits; return which were.
+
+    With at most 15 digits the digits form an integer M < 2**53 and the text's
+    value is M / 10**f (f digits after the point, f <= 15): one division of
+    two exact doubles, correctly rounded, so it is the double ``float(text)``
+    gives.
+    """
+    digit = (codes >= 48) & (codes <= 57)
+    dot = codes == 46
+    sign = (codes == 45) | (codes == 43)
+    ndigits = digit.sum(axis=1)
+    ok = candidates & (ndigits >= 1) & (ndigits <= 15) & (dot.sum(axis=1) <= 1) & ~sign[:, 1:].any(axis=1)
+    if not ok.any():
+        return ok
+    rows = np.flatnonzero(ok)
+    c, d = codes[rows], digit[rows]
+    m = np.zeros(len(rows), dtype=np.int64)
+    for col in range(c.shape[1]):
+        m = np.where(d[:, col], m * 10 + (c[:, col].astype(np.int64) - 48), m)
+    after = np.cumsum(dot[rows], axis=1) > 0
+    frac = (d & after).sum(axis=1)
+    value = m / np.power(10.0, frac)
+    out[rows] = np.where(c[:, 0] == 45, -value, value)
+    return ok
 
 
 def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:

@@ -352,8 +352,9 @@ def _per_query(
             if got is None:
                 rest.append(m)
                 continue
+            name = str(m)
             for q, v in zip(p.qids, got.tolist()):
-                per_query[q][str(m)] = v
+                per_query[q][name] = v
     if rest and layer == "fast" and exact:
         # exact closed forms on group summaries counted in numpy (tieaware.engine.ExactQueries)
         from tieaware.engine import EXACT_SUPPORTED, ExactQueries
@@ -369,8 +370,9 @@ def _per_query(
                     if got is not None:
                         row[name] = got
             rest = [m for m in rest if any(str(m) not in per_query[q] for q in p.qids[:1])]
+    names = [str(m) for m in ms]
     if not rest:
-        return {q: {str(m): v[str(m)] for m in ms} for q, v in per_query.items()}
+        return {q: {name: v[name] for name in names} for q, v in per_query.items()}
     values = p.label_values
     labels = p.label.tolist()
     bounds = p.group_start.tolist() + [p.rows]
@@ -393,7 +395,7 @@ def _per_query(
         except TieawareError as exc:
             raise TieawareError(f"query {qid!r}: {exc}") from None
     # keep the measures in the order asked for
-    return {q: {str(m): v[str(m)] for m in ms} for q, v in per_query.items()}
+    return {q: {name: v[name] for name in names} for q, v in per_query.items()}
 
 
 def _progress(queries: Iterable[Any], show: bool, tie_break: Optional[str], total: Optional[int] = None) -> Iterable[Any]:

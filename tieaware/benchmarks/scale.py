@@ -105,6 +105,7 @@ class Timing:
     seconds: Optional[float]
     peak_mb: Optional[float]
     note: str = ""
+    cpu: Optional[float] = None
 
 
 _WRAPPER = """
@@ -112,8 +113,9 @@ import resource, subprocess, sys, time, json
 start = time.perf_counter()
 done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 wall = time.perf_counter() - start
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(json.dumps({"wall": wall, "rss_mb": rss, "code": done.returncode, "err": done.stderr.decode()[-300:]}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+rss = usage.ru_maxrss / 1024
+print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": rss, "code": done.returncode, "err": done.stderr.decode()[-300:]}))
 """
 
 _PYTREC = """
@@ -183,25 +185,28 @@ def time_tool(tool: str, qrels: str, run_: str, timeout: float = 1800) -> Timing
         return Timing(tool, None, None, f"over {timeout:.0f} s, stopped")
     report = json.loads(out.stdout.strip().splitlines()[-1])
     note = "" if report["code"] == 0 else f"exit {report['code']}: {report['err'].strip().splitlines()[-1:]}"
-    return Timing(tool, report["wall"], report["rss_mb"], note)
+    return Timing(tool, report["wall"], report["rss_mb"], note, report["cpu"])
 
 
 def _table(timings: list[Timing]) -> str:
     base = next((t.seconds for t in timings if t.tool == "pytrec_eval" and t.seconds), None)
     base_rss = next((t.peak_mb for t in timings if t.tool == "pytrec_eval" and t.peak_mb), None)
+    base_cpu = next((t.cpu for t in timings if t.tool == "pytrec_eval" and t.cpu), None)
     rows = []
     for t in timings:
         if t.seconds is None:
-            rows.append([t.tool, "-", "-", "-", "-", t.note])
+            rows.append([t.tool, "-", "-", "-", "-", "-", "-", t.note])
             continue
         ratio = f"{t.seconds / base:.2f}" if base else "-"
         rss_ratio = f"{t.peak_mb / base_rss:.2f}" if base_rss else "-"
-        rows.append([t.tool, f"{t.seconds:.2f}", ratio, f"{t.peak_mb:.0f}", rss_ratio, t.note])
+        cpu_ratio = f"{t.cpu / base_cpu:.2f}" if base_cpu and t.cpu is not None else "-"
+        cpu = f"{t.cpu:.2f}" if t.cpu is not None else "-"
+        rows.append([t.tool, f"{t.seconds:.2f}", ratio, cpu, cpu_ratio, f"{t.peak_mb:.0f}", rss_ratio, t.note])
     return tabulate(
         rows,
-        headers=["tool", "wall (s)", "÷ pytrec_eval", "peak RSS (MB)", "RSS ÷ pytrec_eval", "note"],
+        headers=["tool", "wall (s)", "÷ pytrec_eval", "CPU (s)", "CPU ÷ pytrec_eval", "peak RSS (MB)", "RSS ÷ pytrec_eval", "note"],
         disable_numparse=True,
-        colalign=("left", "right", "right", "right", "right", "left"),
+        colalign=("left", "right", "right", "right", "right", "right", "right", "left"),
     )
 
 
