@@ -106,6 +106,13 @@ def test_one_line_per_trec_eval_name(files, capsys):
     assert [line[0] for line in _lines(out)] == ["map", "P_2"]
 
 
+def test_trec_eval_families_in_m(files, capsys):
+    _, families, _ = _run(capsys, *files, "--format", "trec", "-q", "-m", "P.2,1", "-m", "map_cut.2", "-m", "recall")
+    _, names, _ = _run(capsys, *files, "--format", "trec", "-q", "-m", "P@1 P@2 AP@2 " + " ".join(
+        f"R@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)))  # recall alone: trec_eval's default cutoffs
+    assert families == names and "P_1 " in families and "recall_1000" in families
+
+
 def test_counters_alone(files, capsys):
     _, out, _ = _run(capsys, *files, "--format", "trec", "-m", "num_q")
     assert _lines(out) == [["num_q", "all", "2"]]
@@ -125,6 +132,8 @@ def test_trec_default_is_trec_eval_official_subset(capsys):
         (["--tie-break", "trec_eval"], "--tie-break applies to --format trec only"),
         (["-l", "0", "--format", "trec"], "-l must be a relevance level > 0, got '0'"),
         (["-l", "x", "-m", "num_q", "--format", "trec"], "-l must be a finite decimal"),
+        (["-m", "P.5,5"], "-m has duplicate cutoffs (as trec_eval refuses them), got 'P.5,5'"),
+        (["-m", "ndcg_cut.0"], "-m needs cutoffs that are ints > 0, such as P.5,10, got 'ndcg_cut.0'"),
     ],
 )
 def test_bad_options(files, capsys, argv, message):

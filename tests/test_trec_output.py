@@ -33,7 +33,7 @@ from tieaware.cli import main
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 
-# trec_eval's -m arguments, and the same measures in tieaware's names.
+# trec_eval's -m arguments, passed unchanged to tieaware too; and the same measures in tieaware's names.
 TREC_MEASURES = [
     "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "recip_rank", "P.1,5,10,20,1000",
     "recall.5,10,100", "ndcg", "ndcg_cut.5,10,20", "map_cut.5,10,100",
@@ -83,10 +83,15 @@ def _golden(name: str, complete: bool) -> Path:
     return DATA / f"{name}{'.c' if complete else ''}.out"
 
 
-def _tieaware(qrels: Path, run: Path, complete: bool) -> str:
-    """`tieaware eval --format trec [-c] -q --tie-break trec_eval -m ...`, through the CLI."""
+def _tieaware(qrels: Path, run: Path, complete: bool, names: str = "trec_eval") -> str:
+    """`tieaware eval --format trec [-c] -q --tie-break trec_eval -m ...`, through the CLI.
+
+    *names*: "trec_eval" passes trec_eval's own -m arguments (P.1,5,10,...);
+    "tieaware" the same measures in tieaware's names (P@1 P@5 ...).
+    """
     argv = ["eval", str(qrels), str(run), "--format", "trec", "-q", "--tie-break", "trec_eval"]
-    argv += (["-c"] if complete else []) + [arg for m in COUNTERS + [MEASURES] for arg in ("-m", m)]
+    measures = TREC_MEASURES if names == "trec_eval" else COUNTERS + [MEASURES]
+    argv += (["-c"] if complete else []) + [arg for m in measures for arg in ("-m", m)]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(argv) == 0
@@ -154,6 +159,10 @@ def test_live_trec_eval_or_pytrec_eval(inputs, name, complete):
     else:
         theirs, label = _pytrec_eval(*inputs[name], complete), "pytrec_eval"
     _same_lines(ours, theirs, f"{label}, {name}")
+
+
+def test_tieaware_names_give_the_same_output(inputs):
+    assert _tieaware(*inputs["gen1"], True, names="tieaware") == _tieaware(*inputs["gen1"], True)
 
 
 @pytest.mark.peers

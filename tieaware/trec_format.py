@@ -62,6 +62,7 @@ __all__ = [
     "counts_of_prepared",
     "render",
     "split_counters",
+    "expand_families",
     "at_level",
 ]
 
@@ -83,6 +84,13 @@ TREC_DEFAULT = "num_q num_ret num_rel num_rel_ret AP RR P@5 P@10 P@15 P@20 P@30 
 #: -m names that include every counter, as in trec_eval.
 _WITH_COUNTERS = ("all_trec", "official")
 _COUNTER = re.compile(r"(?<![\w.@(])(num_q|num_ret|num_rel|num_rel_ret)(?![\w.@(])")
+
+# trec_eval's cutoff families on the command line (-m P.5,10), as tieaware names, and
+# their default cutoffs when -m names the family alone (m_P.c, m_recall.c, ...).
+_CUTOFF_FAMILIES = {"P": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG", "success": "Success"}
+_DEFAULT_CUTOFFS = {"success": (1, 5, 10)}
+_TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_FAMILY_ARG = re.compile(r"^(P|recall|map_cut|ndcg_cut|success)(?:\.([^\s]*))?$")
 
 # tieaware name -> trec_eval family without a cutoff, and with one.  A measure
 # with a relevance threshold has a trec_eval name only at trec_eval's level (-l).
@@ -280,6 +288,41 @@ def split_counters(spec: str) -> tuple[list[str], str]:
         named.update(COUNTERS)
     rest = " ".join(_COUNTER.sub(" ", spec).split())
     return [c for c in COUNTERS if c in named], rest
+
+
+def expand_families(spec: str) -> str:
+    """trec_eval's cutoff families in a ``-m`` string as tieaware names; other names unchanged.
+
+    ``P.5,10`` is ``P@5 P@10``; a family alone takes trec_eval's default
+    cutoffs.  As in trec_eval, cutoffs are sorted and must be > 0 and distinct.
+
+    >>> expand_families("map P.10,5 ndcg_cut.10 recall_5")
+    'map P@5 P@10 nDCG@10 recall_5'
+    >>> expand_families("success")
+    'Success@1 Success@5 Success@10'
+    >>> expand_families("P.5,5")
+    Traceback (most recent call last):
+    ...
+    tieaware.errors.TieawareError: -m has duplicate cutoffs (as trec_eval refuses them), got 'P.5,5'
+    """
+    out = []
+    for token in spec.split():
+        found = _FAMILY_ARG.match(token)
+        if not found:
+            out.append(token)
+            continue
+        family, raw = found.groups()
+        if raw is None:
+            cutoffs = list(_DEFAULT_CUTOFFS.get(family, _TREC_CUTOFFS))
+        else:
+            parts = raw.split(",")
+            if not all(p.isdigit() and int(p) > 0 for p in parts):
+                raise bad("-m", token, "needs cutoffs that are ints > 0, such as P.5,10")
+            cutoffs = sorted(int(p) for p in parts)
+            if len(set(cutoffs)) != len(cutoffs):
+                raise bad("-m", token, "has duplicate cutoffs (as trec_eval refuses them)")
+        out += [f"{_CUTOFF_FAMILIES[family]}@{k}" for k in cutoffs]
+    return " ".join(out)
 
 
 def at_level(measures: Iterable[Measure], level: object) -> tuple[Measure, ...]:

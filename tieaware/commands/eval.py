@@ -25,7 +25,7 @@ from tieaware.evaluate import LAYERS, Evaluation, evaluate, evaluate_prepared, m
 from tieaware.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
 from tieaware.exact_print import big_ints, decimal, short_form
 from tieaware.trec import read_qrels, read_run, read_sample
-from tieaware.trec_format import TREC_DEFAULT, at_level, counts_of_prepared, render, split_counters
+from tieaware.trec_format import TREC_DEFAULT, at_level, counts_of_prepared, expand_families, render, split_counters
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "FORMATS"]
 
@@ -243,7 +243,7 @@ def _measures(args: argparse.Namespace) -> tuple[list[str], tuple]:
         if not counters:
             raise bad("-m", spec, "names no measure")
         return counters, ()
-    return counters, at_level(measure_list(rest), args.level)
+    return counters, at_level(measure_list(expand_families(rest)), args.level)
 
 
 # -- shared -------------------------------------------------------------------
