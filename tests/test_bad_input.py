@@ -372,3 +372,17 @@ def test_version(capsys):
     assert info.value.code == 0
     assert tieaware.__version__ == version("tieaware")  # pyproject and the package agree
     assert capsys.readouterr() == (f"tieaware {tieaware.__version__}\n", "")
+
+
+def test_messages_show_huge_and_long_values_briefly(capsys):
+    # repr() of an int beyond 4,300 digits raises ValueError; a 6,000-character
+    # list would make a 6,000-character message.
+    with pytest.raises(TieawareError) as info:
+        fast.precision([1], -(10**5000))
+    assert str(info.value) == "k must be an int >= 1, got an int of 5001 digits"
+    with pytest.raises(TieawareError) as info:
+        fast.ndcg([2, 1], ideal=[1] * 2000)
+    message = str(info.value)
+    assert message.startswith("ideal cannot be the ideal of the ranking: the ranking has 1 label >= 2 but ideal has 0")
+    assert message.endswith(", 1, 1] (6000 characters in all)") and len(message) < 500
+    assert capsys.readouterr() == ("", "")
