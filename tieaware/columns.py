@@ -197,7 +197,7 @@ class Table:
         return len(self.line)
 
 
-def read_table(source: Source, kind: str) -> Table:
+def read_table(source: Source, kind: str, *, progress: bool = False) -> Table:
     """Read a run (``kind="run"``) or qrels (``kind="qrels"``) file into a :class:`Table`.
 
     Only the column layout is checked here; numbers are checked by
@@ -209,7 +209,22 @@ def read_table(source: Source, kind: str) -> Table:
     """
     stream, name, close = open_binary(source)
     try:
-        parts = [_block(block, before, kind, name) for block, before in _blocks(stream, name)]
+        blocks = _blocks(stream, name)
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            size = os.path.getsize(name) if close and not name.endswith((".gz", ".bz2")) else None
+            # delay=2: a bar only when reading lasts over ~2 s; disable=None: only on a terminal
+            bar = tqdm(total=size, desc=f"reading {os.path.basename(name)}", unit="B", unit_scale=True,
+                       file=sys.stderr, disable=None, leave=False, delay=2)
+        parts = []
+        for block, before in blocks:
+            parts.append(_block(block, before, kind, name))
+            if bar is not None:
+                bar.update(len(block))
+        if bar is not None:
+            bar.close()
     finally:
         if close:
             stream.close()

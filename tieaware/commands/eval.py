@@ -213,7 +213,7 @@ def _prepared(args: argparse.Namespace) -> Prepared:
 def _tables(args: argparse.Namespace) -> tuple[Any, Any]:
     """The qrels and run files (or the bundled sample) read as columns."""
     if args.qrels is not None:
-        return read_table(args.qrels, "qrels"), read_table(args.run_file, "run")
+        return read_table(args.qrels, "qrels", progress=True), read_table(args.run_file, "run", progress=True)
     from importlib.resources import as_file, files
 
     data = files("tieaware") / "data"
