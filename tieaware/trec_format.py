@@ -85,12 +85,10 @@ TREC_DEFAULT = "num_q num_ret num_rel num_rel_ret AP RR P@5 P@10 P@15 P@20 P@30 
 _WITH_COUNTERS = ("all_trec", "official")
 _COUNTER = re.compile(r"(?<![\w.@(])(num_q|num_ret|num_rel|num_rel_ret)(?![\w.@(])")
 
-# trec_eval's cutoff families on the command line (-m P.5,10), as tieaware names, and
-# their default cutoffs when -m names the family alone (m_P.c, m_recall.c, ...).
+# trec_eval's cutoff families on the command line (-m P.5,10), as tieaware names.  A family
+# alone (-m P) keeps tieaware's meaning (P needs a cutoff), not trec_eval's default cutoffs.
 _CUTOFF_FAMILIES = {"P": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG", "success": "Success"}
-_DEFAULT_CUTOFFS = {"success": (1, 5, 10)}
-_TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_FAMILY_ARG = re.compile(r"^(P|recall|map_cut|ndcg_cut|success)(?:\.([^\s]*))?$")
+_FAMILY_ARG = re.compile(r"^(P|recall|map_cut|ndcg_cut|success)\.(\S*)$")
 
 # tieaware name -> trec_eval family without a cutoff, and with one.  A measure
 # with a relevance threshold has a trec_eval name only at trec_eval's level (-l).
@@ -293,13 +291,14 @@ def split_counters(spec: str) -> tuple[list[str], str]:
 def expand_families(spec: str) -> str:
     """trec_eval's cutoff families in a ``-m`` string as tieaware names; other names unchanged.
 
-    ``P.5,10`` is ``P@5 P@10``; a family alone takes trec_eval's default
-    cutoffs.  As in trec_eval, cutoffs are sorted and must be > 0 and distinct.
+    ``P.5,10`` is ``P@5 P@10``.  As in trec_eval, cutoffs are sorted and must
+    be > 0 and distinct.  A family alone (``P``) is left to tieaware's names,
+    where P needs a cutoff.
 
     >>> expand_families("map P.10,5 ndcg_cut.10 recall_5")
     'map P@5 P@10 nDCG@10 recall_5'
-    >>> expand_families("success")
-    'Success@1 Success@5 Success@10'
+    >>> expand_families("success.1,10 P")
+    'Success@1 Success@10 P'
     >>> expand_families("P.5,5")
     Traceback (most recent call last):
     ...
@@ -312,15 +311,12 @@ def expand_families(spec: str) -> str:
             out.append(token)
             continue
         family, raw = found.groups()
-        if raw is None:
-            cutoffs = list(_DEFAULT_CUTOFFS.get(family, _TREC_CUTOFFS))
-        else:
-            parts = raw.split(",")
-            if not all(p.isdigit() and int(p) > 0 for p in parts):
-                raise bad("-m", token, "needs cutoffs that are ints > 0, such as P.5,10")
-            cutoffs = sorted(int(p) for p in parts)
-            if len(set(cutoffs)) != len(cutoffs):
-                raise bad("-m", token, "has duplicate cutoffs (as trec_eval refuses them)")
+        parts = raw.split(",")
+        if not all(p.isdigit() and int(p) > 0 for p in parts):
+            raise bad("-m", token, "needs cutoffs that are ints > 0, such as P.5,10")
+        cutoffs = sorted(int(p) for p in parts)
+        if len(set(cutoffs)) != len(cutoffs):
+            raise bad("-m", token, "has duplicate cutoffs (as trec_eval refuses them)")
         out += [f"{_CUTOFF_FAMILIES[family]}@{k}" for k in cutoffs]
     return " ".join(out)
 
