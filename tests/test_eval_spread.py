@@ -97,3 +97,19 @@ def test_complete_counts_missing_judged_queries_as_fixed_zeros(tmp_path, capsys)
     assert complete["queries"] == plain["queries"] + 1 == 4 and complete["queries_moved"] == plain["queries_moved"]
     for key in ("min_mean", "max_mean"):
         assert Fraction(complete[key]["exact"]) == Fraction(plain[key]["exact"]) * 3 / 4
+
+
+def test_columns_path_equals_the_mapping_path(tmp_path):
+    """eval reads columns (tieaware.columns); evaluate_spread_prepared must equal evaluate_spread exactly."""
+    from tieaware.benchmarks.measures import synthetic_run
+    from tieaware.benchmarks.spread import _write
+    from tieaware.columns import prepare, read_table
+    from tieaware.comparison import evaluate_spread, evaluate_spread_prepared
+    from tieaware.trec import read_qrels, read_run
+
+    q, r = _write(synthetic_run(4, 60), str(tmp_path))
+    measures = "P@5 R@10 F1@10 AP RR nDCG@10 nDCG RBP(p=0.5) ERR@5"
+    for exact in (True, False):
+        expected = evaluate_spread(read_qrels(q), read_run(r), measures, exact=exact)
+        got = evaluate_spread_prepared(prepare(read_table(q, "qrels"), read_table(r, "run")), measures, exact=exact)
+        assert got == expected

@@ -47,6 +47,7 @@ __all__ = [
     "Spread",
     "spread",
     "evaluate_spread",
+    "evaluate_spread_prepared",
     "Comparison",
     "compare_runs",
     "MAX_SUPPORT",
@@ -228,6 +229,51 @@ def evaluate_spread(
     if flag(complete, "complete"):
         zero = Fraction(0) if exact else 0.0
         for qid in (q for q in qrels if q not in run):
+            per_query[qid] = {str(m): QueryStats(zero, zero, zero, zero) for m in ms}
+    return spread(per_query, [str(m) for m in ms], exact=exact)
+
+
+def evaluate_spread_prepared(
+    prepared: Any,
+    measures: MeasureSpec,
+    *,
+    layer: str = "fast",
+    exact: bool = True,
+    progress: bool = False,
+    complete: bool = False,
+) -> dict[str, Spread]:
+    """:func:`evaluate_spread` on a run already read as columns (:class:`tieaware.columns.Prepared`).
+
+    ``tieaware eval`` reads its files once, as columns; this takes each
+    query's tie groups and judged labels from there instead of reading the
+    files again.
+    """
+    import numpy as np
+
+    ms = measure_list(measures)
+    exact = flag(exact, "exact")
+    _layer(layer)
+    values = prepared.label_values
+    starts = np.append(prepared.query_start, prepared.rows)
+    group_starts = np.append(prepared.group_start, prepared.rows)
+    judged_at = np.searchsorted(prepared.judged_query, np.arange(len(prepared.qids) + 1))
+    order = sorted(range(len(prepared.qids)), key=lambda i: natural_key(prepared.qids[i]))
+    per_query: dict[str, dict[str, QueryStats]] = {}
+    for number in _progress(order, progress, "queries (spread)"):
+        qid = prepared.qids[number]
+        first, last = int(starts[number]), int(starts[number + 1])
+        labels = [values[i] for i in prepared.label[first:last].tolist()]
+        bounds = group_starts[np.searchsorted(group_starts, first) : np.searchsorted(group_starts, last) + 1].tolist()
+        ranking = [labels[a - first : b - first] for a, b in zip(bounds, bounds[1:])]
+        ideal = [values[i] for i in prepared.judged_label[judged_at[number] : judged_at[number + 1]].tolist()]
+        try:
+            stats = spread_stats_many(ms, ranking, ideal, exact=exact)
+        except TieawareError as exc:
+            raise TieawareError(f"query {qid!r}: {exc}") from None
+        per_query[qid] = {str(m): QueryStats(None, *s[:3]) for m, s in zip(ms, stats)}
+    if flag(complete, "complete"):
+        zero = Fraction(0) if exact else 0.0
+        for qid in prepared.skipped_qrels:
             per_query[qid] = {str(m): QueryStats(zero, zero, zero, zero) for m in ms}
     return spread(per_query, [str(m) for m in ms], exact=exact)
 

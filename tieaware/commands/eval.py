@@ -183,10 +183,9 @@ def run(args: argparse.Namespace) -> int:
     trec = evaluate_prepared(prepared, measures, tie_break="trec_eval", **common)
     spread = None
     if spread_on:
-        from tieaware.comparison import evaluate_spread
+        from tieaware.comparison import evaluate_spread_prepared
 
-        qrels, ranked = read_sample() if args.qrels is None else (read_qrels(args.qrels), read_run(args.run_file))
-        spread = evaluate_spread(qrels, ranked, measures, **common)
+        spread = evaluate_spread_prepared(prepared, measures, **common)
     sizes = prepared.group_sizes()
     report = _Report(
         title=title,
