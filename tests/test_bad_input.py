@@ -386,3 +386,16 @@ def test_messages_show_huge_and_long_values_briefly(capsys):
     assert message.startswith("ideal cannot be the ideal of the ranking: the ranking has 1 label >= 2 but ideal has 0")
     assert message.endswith(", 1, 1] (6000 characters in all)") and len(message) < 500
     assert capsys.readouterr() == ("", "")
+
+
+def test_huge_exponents_in_strings_are_refused_at_once(capsys):
+    # Fraction("1e999999999") computes 10**999999999: minutes at 100% CPU.
+    # Through the Python API too, not only in TREC files.
+    with pytest.raises(TieawareError) as info:
+        from_scores(["1e999999999", "0.5"], [1, 0])
+    assert str(info.value) == "scores[0] has an exponent of more than 4 digits, got '1e999999999'"
+    with pytest.raises(TieawareError, match=r"^ranking\[0\] has an exponent of more than 4 digits, got '2e-1_0000'$"):
+        fast.dcg(["2e-1_0000"])
+    # Four digits are fine, and exact.
+    assert from_scores(["1e9999", "1e-9999"], [1, 0]) == [Fraction(1), Fraction(0)]
+    assert capsys.readouterr() == ("", "")

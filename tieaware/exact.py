@@ -20,10 +20,11 @@ expression when irrational (log discounts, ln(1/(1-p)), square roots).
 from __future__ import annotations
 
 import math
+import re
 import sys
 from decimal import Decimal
 from fractions import Fraction
-from numbers import Rational
+from numbers import Integral, Rational
 from typing import Any, Union
 
 from tieaware.errors import bad
@@ -43,6 +44,9 @@ def rational(value: object, argument: str) -> Fraction:
     >>> rational(np.float64(0.9), "p"), rational(np.float32(0.9), "p"), rational(np.int64(3), "k")
     (Fraction(9, 10), Fraction(9, 10), Fraction(3, 1))
 
+    A decimal string's exponent may have at most 4 digits, so that
+    ``"1e999999999"`` is refused at once rather than computed for minutes.
+
     Beware: ``rational(0.1 + 0.2, "x")`` is 3/10 + 1/25000000000000000,
     because the float 0.1 + 0.2 prints as 0.30000000000000004.
 
@@ -50,29 +54,48 @@ def rational(value: object, argument: str) -> Fraction:
     the float64 0.8999999761581421, read as 8999999761581421/10**16: convert
     float32 data to float64 *after* tieaware reads it, not before.
     """
-    scalar = _numpy_scalar(value)
-    if scalar is not None:
-        return _numpy_rational(scalar, value, argument)
+    # Plain Python types first, by exact type: the common case stays quick.
+    kind = type(value)
+    if kind is Fraction:
+        return value  # type: ignore[return-value]
+    if kind is int:
+        return Fraction(value)  # type: ignore[arg-type]
+    if kind is not float and kind is not str:
+        scalar = _numpy_scalar(value)
+        if scalar is not None:
+            return _numpy_rational(scalar, value, argument)
     if isinstance(value, bool):
         raise bad(argument, value, "must be a number, not a bool")
     if isinstance(value, Fraction):
         return value
-    if isinstance(value, (int, Rational)):
+    if isinstance(value, Integral):
+        return Fraction(int(value))  # never an int subclass inside the Fraction
+    if isinstance(value, Rational):
         return Fraction(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise bad(argument, value, "must be a finite number")
-        return Fraction(repr(value))
+        return Fraction(float.__repr__(value))  # the shortest repr, whatever repr() a subclass has
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise bad(argument, value, "must be a finite number")
         return Fraction(value)
     if isinstance(value, str):
+        text = value.strip()
+        exponent = _EXPONENT.search(text)
+        if exponent and len(exponent.group(1).replace("_", "").lstrip("0")) > MAX_EXPONENT_DIGITS:
+            # Fraction("1e999999999") builds 10**999999999: minutes of CPU and gigabytes.
+            raise bad(argument, value, f"has an exponent of more than {MAX_EXPONENT_DIGITS} digits")
         try:
-            return Fraction(value.strip())
+            return Fraction(text)
         except (ValueError, ZeroDivisionError):
             raise bad(argument, value, "must be a finite decimal or p/q number") from None
     raise bad(argument, value, "must be an int, Fraction, Decimal, float or decimal string")
+
+
+#: Decimal strings may carry an exponent of at most this many digits (e-9999 .. e9999).
+MAX_EXPONENT_DIGITS = 4
+_EXPONENT = re.compile(r"[eE][-+]?([0-9_]+)$")
 
 
 def _numpy_scalar(value: object) -> Any:
