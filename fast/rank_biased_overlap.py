@@ -57,7 +57,9 @@ def rbo(S: Any, L: Any, p: Any, *, variant: str = "a", bound: str = "ext", exact
     tie-breakings for MAX and EXT; use :func:`rbo_expected` for that.
     """
     name = bound_name(bound)  # checked first: a bad bound should not cost a computation
-    return getattr(rbo_bounds(S, L, p, variant=variant, exact=exact), name)
+    short, long = rbo_pair(S, L)
+    values = _bounds(short, long, probability(p), variant_name(variant), False, flag(exact, "exact"), name)
+    return getattr(values, name)
 
 
 def rbo_bounds(S: Any, L: Any, p: Any, *, variant: str = "a", exact: bool = True) -> RBOBounds:
@@ -83,7 +85,8 @@ def rbo_expected(S: Any, L: Any, p: Any, *, bound: str = "ext", exact: bool = Tr
     Fraction(15, 16)
     """
     name = bound_name(bound)
-    return getattr(rbo_expected_bounds(S, L, p, exact=exact), name)
+    short, long = rbo_pair(S, L)
+    return getattr(_bounds(short, long, probability(p), "a", True, flag(exact, "exact"), name), name)
 
 
 def rbo_expected_bounds(S: Any, L: Any, p: Any, *, exact: bool = True) -> RBOBounds:
@@ -178,11 +181,14 @@ def _scan(S: Groups, L: Groups) -> Iterator[_Depth]:
 # --- evaluation -------------------------------------------------------------
 
 
-def _bounds(S: Groups, L: Groups, p: Fraction, variant: str, expected: bool, exact: bool) -> RBOBounds:
+def _bounds(
+    S: Groups, L: Groups, p: Fraction, variant: str, expected: bool, exact: bool, only: Optional[str] = None
+) -> RBOBounds:
+    """All four bounds; in exact mode with *only*, just that one (the others None)."""
     s, l = sum(map(len, S)), sum(map(len, L))
     x_l = len({e for g in S for e in g} & {e for g in L for e in g})
     if exact:
-        return _exact(_scan(S, L), s, l, x_l, p, variant, expected)
+        return _exact(_scan(S, L), s, l, x_l, p, variant, expected, only)
     return _float(_scan(S, L), s, l, x_l, float(p), variant, expected)
 
 
@@ -196,8 +202,27 @@ def _unseen(depth: _Depth, k: int, c_L: Any, expected: bool) -> tuple[Any, Any]:
     )
 
 
-def _exact(scan: Iterator[_Depth], s: int, l: int, x_l: int, p: Fraction, variant: str, expected: bool) -> RBOBounds:
-    sums = {bound: RootSum(p) for bound in ("min", "max", "ext")}
+#: The sums each bound needs: RES is MAX - MIN.
+_NEEDS = {"min": ("min",), "max": ("max",), "ext": ("ext",), "res": ("min", "max")}
+
+
+class _Unwanted:
+    """Stands in for a RootSum of a bound nobody asked for: adds nothing."""
+
+    def add(self, *args: Any) -> None:
+        pass
+
+    def totals(self) -> dict[int, Fraction]:
+        return {}
+
+
+def _exact(
+    scan: Iterator[_Depth], s: int, l: int, x_l: int, p: Fraction, variant: str, expected: bool, only: Optional[str]
+) -> RBOBounds:
+    # Only the asked bound's sums are built: MIN and RES carry a logarithm and,
+    # for RBO^b, thousands of square roots that an EXT caller never reads.
+    need = set(_NEEDS[only]) if only else {"min", "max", "ext"}
+    sums: dict[str, Any] = {b: RootSum(p) if b in need else _Unwanted() for b in ("min", "max", "ext")}
     a_s: tuple[Fraction, tuple[Fraction, ...]] = (Fraction(0), ())  # A_s = coefficient / √(radicands)
     for depth in scan:
         d = depth.d
@@ -244,11 +269,12 @@ def _exact(scan: Iterator[_Depth], s: int, l: int, x_l: int, p: Fraction, varian
     residual = dict(high)
     for k, q in low.items():
         residual[k] = residual.get(k, Fraction(0)) - q
+    wanted = {only} if only else {"min", "max", "ext", "res"}
     return RBOBounds(
-        to_value(low, log_coefficient, p),
-        to_value(high, Fraction(0), p),
-        to_value(ext, Fraction(0), p),
-        to_value(residual, -log_coefficient, p),
+        to_value(low, log_coefficient, p) if "min" in wanted else None,
+        to_value(high, Fraction(0), p) if "max" in wanted else None,
+        to_value(ext, Fraction(0), p) if "ext" in wanted else None,
+        to_value(residual, -log_coefficient, p) if "res" in wanted else None,
     )
 
 

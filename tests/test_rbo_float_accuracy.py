@@ -135,3 +135,20 @@ def test_closed_forms_here_agree_with_the_exact_layer_on_a_small_case():
             for mine, theirs in zip(closed(l, _mp(p)), exact):
                 assert abs(mine - mpmath.mpf(to_float(theirs))) < 1e-15, pair
                 assert math.isclose(float(mine), to_float(theirs), rel_tol=0, abs_tol=1e-15)
+
+
+@pytest.mark.parametrize("variant", ["w", "a", "b"])
+def test_one_exact_bound_equals_that_bound_of_all_four(variant):
+    """rbo(bound=X) builds only X's sums in exact mode; the value is the same."""
+    import random
+
+    from tieaware.benchmarks.rbo import tied_pair
+
+    for seed in range(6):
+        S, L = tied_pair(12, random.Random(seed), tie_rate=0.5)
+        every = fast.rbo_bounds(S, L, "0.9", variant=variant)
+        for bound in ("min", "max", "ext", "res"):
+            assert fast.rbo(S, L, "0.9", variant=variant, bound=bound) == getattr(every, bound)
+        expected = fast.rbo_expected_bounds(S, L, "0.9")
+        for bound in ("min", "max", "ext", "res"):
+            assert fast.rbo_expected(S, L, "0.9", bound=bound) == getattr(expected, bound)
