@@ -112,6 +112,19 @@ def test_trec_eval_families_in_m(files, capsys):
     assert families == names and "P_1 " in families and "recall_3" in families
 
 
+def test_trec_eval_sets(files, capsys):
+    code, out, err = _run(capsys, *files, "--format", "trec", "-m", "official")
+    assert code == 0 and [line[0] for line in _lines(out)][:6] == ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "recip_rank"]
+    assert err.startswith("tieaware eval: note: not computed by tieaware, left out: runid gm_map")
+    _, default, _ = _run(capsys, *files, "--format", "trec")
+    assert default == out  # official is --format trec's default
+    _, everything, err = _run(capsys, *files, "--format", "trec", "-m", "all_trec")
+    names = [line[0] for line in _lines(everything)]
+    assert {"recall_1000", "ndcg", "ndcg_cut_5", "map_cut_1000"} <= set(names) and "num_nonrel_judged_ret" in err
+    code, table, _ = _run(capsys, *files, "-m", "official")  # counters implied by the set: dropped from a table
+    assert code == 0 and "P@1000" in table
+
+
 def test_counters_alone(files, capsys):
     _, out, _ = _run(capsys, *files, "--format", "trec", "-m", "num_q")
     assert _lines(out) == [["num_q", "all", "2"]]

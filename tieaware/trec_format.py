@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.errors import bad
+from tieaware.errors import TieawareError, bad
 from tieaware.exact import Exact, rational, to_float
 from tieaware.names import MEASURES, Measure
 
@@ -63,6 +63,7 @@ __all__ = [
     "render",
     "split_counters",
     "expand_families",
+    "not_computed",
     "at_level",
 ]
 
@@ -77,9 +78,31 @@ TREC_ORDER = (
     "relative_P", "success",
 )  # fmt: skip
 
-#: What ``--format trec`` prints without ``-m``: trec_eval's default ("official")
-#: measures, less those tieaware does not compute (runid, gm_map, iprec_at_recall).
-TREC_DEFAULT = "num_q num_ret num_rel num_rel_ret AP RR P@5 P@10 P@15 P@20 P@30 P@100 P@200 P@500 P@1000"
+#: What ``--format trec`` prints without ``-m``: trec_eval's default ("official") set,
+#: less what tieaware does not compute (see :func:`expand_families`).
+TREC_DEFAULT = "official"
+
+# trec_eval's measure sets (measures.c: off_names, trec_names).
+_SETS = {
+    "official": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+        "recip_rank", "iprec_at_recall", "P",
+    ),
+    "all_trec": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+        "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility",
+        "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
+        "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+        "num_nonrel_judged_ret",
+    ),
+}  # fmt: skip
+# A trec_eval measure of those sets as tieaware names ({} takes each default cutoff).
+_AS_TIEAWARE = {
+    "map": "AP", "recip_rank": "RR", "ndcg": "nDCG", "Rprec": "Rprec", "bpref": "Bpref",
+    "P": "P@{}", "recall": "R@{}", "map_cut": "AP@{}", "ndcg_cut": "nDCG@{}", "success": "Success@{}",
+}  # fmt: skip
+_DEFAULT_CUTOFFS = {"success": (1, 5, 10)}
+_TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 #: -m names that include every counter, as in trec_eval.
 _WITH_COUNTERS = ("all_trec", "official")
@@ -299,6 +322,13 @@ def expand_families(spec: str) -> str:
     'map P@5 P@10 nDCG@10 recall_5'
     >>> expand_families("success.1,10 P")
     'Success@1 Success@10 P'
+
+    trec_eval's sets ``official`` and ``all_trec`` become the measures of the
+    set that tieaware computes (:func:`not_computed` lists the others; the
+    counters are :func:`split_counters`'s):
+
+    >>> expand_families("official").split()[:3]
+    ['AP', 'RR', 'P@5']
     >>> expand_families("P.5,5")
     Traceback (most recent call last):
     ...
@@ -306,6 +336,9 @@ def expand_families(spec: str) -> str:
     """
     out = []
     for token in spec.split():
+        if token in _SETS:
+            out += [m for name in _SETS[token] for m in _set_member(name)]
+            continue
         found = _FAMILY_ARG.match(token)
         if not found:
             out.append(token)
@@ -319,6 +352,32 @@ def expand_families(spec: str) -> str:
             raise bad("-m", token, "has duplicate cutoffs (as trec_eval refuses them)")
         out += [f"{_CUTOFF_FAMILIES[family]}@{k}" for k in cutoffs]
     return " ".join(out)
+
+
+def _set_member(name: str) -> list[str]:
+    """A member of trec_eval's measure sets in tieaware's names; [] when tieaware does not compute it."""
+    from tieaware.names import parse
+
+    form = _AS_TIEAWARE.get(name)
+    if form is None:
+        return []  # a counter (split_counters keeps those) or a measure tieaware lacks
+    names = [form.format(k) for k in _DEFAULT_CUTOFFS.get(name, _TREC_CUTOFFS)] if "{}" in form else [form]
+    try:
+        parse(names[0])
+    except TieawareError:
+        return []
+    return names
+
+
+def not_computed(spec: str) -> list[str]:
+    """The members of trec_eval's sets named in *spec* (all_trec, official) that tieaware does not compute.
+
+    >>> "gm_map" in not_computed("official") and "map" not in not_computed("official")
+    True
+    """
+    named = [t for t in spec.split() if t in _SETS]
+    missing = [n for s in named for n in _SETS[s] if n not in COUNTERS and not _set_member(n)]
+    return list(dict.fromkeys(missing))
 
 
 def at_level(measures: Iterable[Measure], level: object) -> tuple[Measure, ...]:

@@ -25,7 +25,15 @@ from tieaware.evaluate import LAYERS, Evaluation, evaluate, evaluate_prepared, m
 from tieaware.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
 from tieaware.exact_print import big_ints, decimal, short_form
 from tieaware.trec import read_qrels, read_run, read_sample
-from tieaware.trec_format import TREC_DEFAULT, at_level, counts_of_prepared, expand_families, render, split_counters
+from tieaware.trec_format import (
+    TREC_DEFAULT,
+    at_level,
+    counts_of_prepared,
+    expand_families,
+    not_computed,
+    render,
+    split_counters,
+)
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "FORMATS"]
 
@@ -235,14 +243,27 @@ def _measures(args: argparse.Namespace) -> tuple[list[str], tuple]:
     at_level((), args.level)  # a bad -l is refused even when only counters are asked for
     counters, rest = split_counters(spec)
     if counters and args.format != "trec":
-        raise bad("-m", counters, "names trec_eval counters, which only --format trec prints")
+        named, _ = split_counters(" ".join(t for t in spec.split() if t not in ("all_trec", "official")))
+        if named:
+            raise bad("-m", named, "names trec_eval counters, which only --format trec prints")
+        counters = []  # only implied by all_trec / official: the table and json have no place for them
     if args.tie_break != "none" and args.format != "trec":
         raise bad("--tie-break", args.tie_break, "applies to --format trec only (table and json show both orders)")
     if not rest.strip():
         if not counters:
             raise bad("-m", spec, "names no measure")
         return counters, ()
-    return counters, at_level(measure_list(expand_families(rest)), args.level)
+    missing = not_computed(spec)
+    if missing and args.measures:  # asked for by name: say what is left out (stderr; stdout stays trec_eval's)
+        import sys
+
+        print(f"tieaware eval: note: not computed by tieaware, left out: {' '.join(missing)}", file=sys.stderr)
+    expanded = expand_families(rest)
+    if not expanded.strip():
+        if not counters:
+            raise bad("-m", spec, "names no measure tieaware computes")
+        return counters, ()
+    return counters, at_level(measure_list(expanded), args.level)
 
 
 # -- shared -------------------------------------------------------------------
