@@ -149,7 +149,7 @@ def _one_bound_table(quick: bool) -> str:
             floats = best_time(lambda: rbo(S, L, "0.9", variant=variant, bound="ext", exact=False), 1)
             rows.append([f"{n:,}", ties, variant, _ms(seconds), _ms(floats)])
     headers = ["items", "ties", "variant", "exact EXT ms", "float EXT ms"]
-    title = "4. one bound, exact: rbo(..., bound='ext') builds only EXT (target: RBO^b under 3 s at 10,000 items)"
+    title = "4. one bound, exact: rbo(..., bound='ext') builds only EXT (target: RBO^b under 3 s at 10^4 items)"
     return title + "\n" + tabulate(rows, headers, disable_numparse=True)
 
 
