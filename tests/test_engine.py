@@ -16,7 +16,7 @@ from tieaware.trec import parse_qrels, parse_run
 
 MEASURES = (
     "P@1 P@5 P@30 R@5 R@30 F1@10 AP AP@5 AP@40 RR RR@3 RR@40 nDCG nDCG@5 nDCG@40 DCG DCG@10 "
-    "RBP(p=0.5) RBP(p=0.9)@10 nDCG(dcg='exp-log2')@10 P(rel=2)@5 AP(rel=2) RR(rel=2)@10 R(rel=2)@20"
+    "RBP(p=0.5) RBP(p=0.9)@10 nDCG(dcg='exp-log2')@10 P(rel=2)@5 AP(rel=2) RR(rel=2)@10 R(rel=2)@20 ERR@1 ERR@5 ERR@20"
 )
 
 
@@ -73,14 +73,15 @@ def test_engine_equals_exact_layer_on_every_query(seed):
 
 
 def test_unsupported_measures_fall_back_per_query():
+    # ERR without a cutoff (whole tie groups of any size) is left to the per-query path
     qrels = parse_qrels(["q1 0 a 2", "q1 0 b 1"])
     run = parse_run(["q1 Q0 a 1 1 r", "q1 Q0 b 2 1 r", "q1 Q0 c 3 0 r"])
-    m = parse("ERR@2")
-    assert engine.values(prepare_dicts(qrels, run, ["q1"]), m) is None
-    got = evaluate(qrels, run, "ERR@2 AP", exact=False)
-    want = evaluate(qrels, run, "ERR@2 AP")
-    assert list(got.per_query["q1"]) == ["ERR@2", "AP"]
-    assert got.per_query["q1"]["ERR@2"] == pytest.approx(to_float(want.per_query["q1"]["ERR@2"]), abs=1e-12)
+    assert engine.values(prepare_dicts(qrels, run, ["q1"]), parse("ERR")) is None
+    assert engine.values(prepare_dicts(qrels, run, ["q1"]), parse("ERR@2")) is not None
+    got = evaluate(qrels, run, "ERR AP", exact=False)
+    want = evaluate(qrels, run, "ERR AP")
+    assert list(got.per_query["q1"]) == ["ERR", "AP"]
+    assert got.per_query["q1"]["ERR"] == pytest.approx(to_float(want.per_query["q1"]["ERR"]), abs=1e-12)
 
 
 def test_float_ties_are_exact_ties():

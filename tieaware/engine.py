@@ -45,7 +45,7 @@ from tieaware.names import Measure
 __all__ = ["SUPPORTED", "values", "trec_eval_view"]
 
 #: Measures evaluated in array form; any other falls back to the per-query path.
-SUPPORTED = frozenset({"P", "R", "F1", "AP", "RR", "nDCG", "DCG", "RBP"})
+SUPPORTED = frozenset({"P", "R", "F1", "AP", "RR", "nDCG", "DCG", "RBP", "ERR"})
 
 
 def trec_eval_view(p: Prepared) -> Prepared:
@@ -231,6 +231,78 @@ def _rbp(g: _Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray
     return g.sum_per_query(np.where(live, r / g.size * (pf**g.t - pf ** np.where(live, last, g.t)), 0.0))
 
 
+#: ERR is evaluated in array form only when every group has at most this many slots within the cutoff.
+ERR_MAX_SLOTS = 64
+
+
+def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
+    """Expected ERR@k, all groups at once (fast.err's factorised form), or None to fall back.
+
+    A group (start t, n members, slots s = min(n, k - t)) adds
+    S · Σ_i c_i·R_i · Σ_{x<=s} e_{x-1}(others of i) / (n·C(n-1, x-1)·(t + x)),
+    where S is the survival product of the earlier groups, c_i members have
+    the grade i with stop probability R_i = (2**i - 1)/2**g_max, and e_m is
+    the elementary symmetric polynomial of the others' 1 - R, built from
+    binomial series per distinct grade.  Only cutoffs with few slots per
+    group (ERR@20, not a whole 1,000-deep ranking) are done here.
+    """
+    values = g.p.label_values
+    if k is None or any(x.denominator != 1 for x in values) or not g.rows:
+        return None
+    live = np.flatnonzero(g.t < k)
+    slots = np.minimum(g.size[live], k - g.t[live]).astype(np.int64)
+    top = int(slots.max(initial=0))
+    if top > ERR_MAX_SLOTS:
+        return None
+    grades = np.array([int(x) for x in values], dtype=np.int64)
+    nl = len(values)
+    # g_max per query: its best judged grade, at least 1 (as evaluate.compute passes it)
+    best = np.zeros(g.nq, dtype=np.int64)
+    np.maximum.at(best, g.p.judged_query, grades[g.p.judged_label])
+    g_max = np.maximum(best, 1)
+    one_hot = np.zeros((g.rows, nl), dtype=np.int64)
+    one_hot[np.arange(g.rows), g.p.label] = 1
+    counts = np.add.reduceat(one_hot, g.start_row, axis=0)  # groups × grades
+    del one_hot
+    stop = (2.0 ** grades[None, :] - 1) / 2.0 ** g_max[g.query][:, None]  # R per group × grade
+    keep = 1 - stop
+    # survival before each group: Π over earlier groups of the same query of Π keep**count
+    with np.errstate(invalid="ignore", divide="ignore"):  # grades above a query's g_max never occur in it
+        log_keep = np.where(counts > 0, counts * np.log(np.where(counts > 0, keep, 1.0)), 0.0).sum(axis=1)
+    before = np.cumsum(log_keep) - log_keep
+    first_group = np.searchsorted(g.start_row, g.p.query_start)
+    before = before - before[first_group][g.query]
+    c, kp, st = counts[live], keep[live], stop[live]
+    n, t = g.size[live], g.t[live]
+    total = np.zeros(len(live))
+    for i in range(nl):
+        has = c[:, i] > 0
+        if not has.any() or not st[:, i].any():
+            continue
+        others = c - (np.arange(nl) == i)
+        poly = np.zeros((len(live), top))
+        poly[:, 0] = 1.0
+        for j in range(nl):
+            # Σ_m C(others_j, m)·keep_j**m z**m, truncated at degree top - 1
+            series = np.zeros((len(live), top))
+            series[:, 0] = 1.0
+            for m_ in range(1, top):
+                series[:, m_] = series[:, m_ - 1] * np.maximum(others[:, j] - m_ + 1, 0) / m_ * kp[:, j]
+            new = np.zeros_like(poly)
+            for m_ in range(top):
+                new[:, m_] = (poly[:, : m_ + 1] * series[:, m_::-1]).sum(axis=1)
+            poly = new
+        inner = np.zeros(len(live))
+        ways = np.ones(len(live))  # C(n-1, x-1)
+        for x in range(1, top + 1):
+            if x > 1:
+                ways = ways * (n - x + 1) / (x - 1)
+            with np.errstate(invalid="ignore", divide="ignore"):  # x > n only where x > slots
+                inner += np.where(x <= slots, poly[:, x - 1] / (n * ways * (t + x)), 0.0)
+        total += np.where(has, c[:, i] * st[:, i] * inner, 0.0)
+    return np.bincount(g.query[live], weights=np.exp(before[live]) * total, minlength=g.nq)
+
+
 def values(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[np.ndarray]:
     """Every query's float value of measure *m* (in ``p.qids`` order), or None if the engine cannot.
 
@@ -257,6 +329,8 @@ def values(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[np
         return _rr(g, m.k, m.rel)
     if m.name == "RBP":
         return _rbp(g, m.k, m.param("p", Fraction(4, 5)), m.rel)
+    if m.name == "ERR":
+        return _err(g, m.k)
     gains = _gain_sums(g, m.gain)
     if gains is None:
         return None
@@ -329,6 +403,8 @@ class ExactQueries:
             return fm.average_precision_from(summary, m.k, num_rel)
         if m.name == "RR":
             return fm.reciprocal_rank_from(summary, m.k)
+        if m.name != "RBP":
+            return None
         from tieaware.fast.rbp import _exact_sum
         from tieaware.params import probability
 
