@@ -20,7 +20,8 @@ queries, and summed per query with ``np.bincount``:
 Prefix sums (H, C) are accumulated in extended precision so that their
 differences keep ~1e-16 relative accuracy; tests/test_engine.py checks every
 query against the exact layer to 1e-12.  Measures the engine does not know
-(ERR, and any measure added to :func:`tieaware.evaluate.compute` later)
+(ERR without a cutoff or with over 64 slots in a group, and any measure
+added to :func:`tieaware.evaluate.compute` later)
 return None from :func:`values`, and the caller evaluates them per query.
 
 >>> import io
