@@ -35,9 +35,13 @@ DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 
 # trec_eval's -m arguments, passed unchanged to tieaware too; and the same measures in tieaware's names.
 TREC_MEASURES = [
-    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "recip_rank", "P.1,5,10,20,1000",
-    "recall.5,10,100", "ndcg", "ndcg_cut.5,10,20", "map_cut.5,10,100",
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P.1,5,10,20,1000",
+    "recall.5,10,100", "ndcg", "ndcg_cut.5,10,20", "map_cut.5,10,100", "success.1,5,10",
 ]  # fmt: skip
+# Recorded and compared with pytrec_eval, but not yet computed by tieaware (issue 14's new
+# measures): their lines are left out of the comparison with tieaware's output.  When tieaware
+# computes one, remove it here and the test covers it with no other change.
+PENDING = ("Rprec", "bpref", "success")
 COUNTERS = ["num_q", "num_ret", "num_rel", "num_rel_ret"]
 MEASURES = "AP RR P@1 P@5 P@10 P@20 P@1000 R@5 R@10 R@100 nDCG nDCG@5 nDCG@10 nDCG@20 AP@5 AP@10 AP@100"
 
@@ -79,6 +83,17 @@ def _options(complete: bool) -> list[str]:
     return (["-c"] if complete else []) + ["-q"] + [arg for m in TREC_MEASURES for arg in ("-m", m)]
 
 
+def _computed(trec_output: str) -> str:
+    """trec_eval's output without the lines of the PENDING measures."""
+    keep = [line for line in trec_output.splitlines(keepends=True) if _family(line.split("\t")[0].strip()) not in PENDING]
+    return "".join(keep)
+
+
+def _family(name: str) -> str:
+    head, _, cut = name.rpartition("_")
+    return head if cut.isdigit() and head else name
+
+
 def _golden(name: str, complete: bool) -> Path:
     return DATA / f"{name}{'.c' if complete else ''}.out"
 
@@ -90,7 +105,8 @@ def _tieaware(qrels: Path, run: Path, complete: bool, names: str = "trec_eval") 
     "tieaware" the same measures in tieaware's names (P@1 P@5 ...).
     """
     argv = ["eval", str(qrels), str(run), "--format", "trec", "-q", "--tie-break", "trec_eval"]
-    measures = TREC_MEASURES if names == "trec_eval" else COUNTERS + [MEASURES]
+    supported = [m for m in TREC_MEASURES if m.split(".")[0] not in PENDING]
+    measures = supported if names == "trec_eval" else COUNTERS + [MEASURES]
     argv += (["-c"] if complete else []) + [arg for m in measures for arg in ("-m", m)]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -147,7 +163,7 @@ def _same_lines(ours: str, theirs: str, label: str) -> None:
 @pytest.mark.parametrize("name, complete", CASES)
 def test_recorded_trec_eval_output(inputs, name, complete):
     ours = _tieaware(*inputs[name], complete)
-    _same_lines(ours, _golden(name, complete).read_text(), f"recorded trec_eval, {name}")
+    _same_lines(ours, _computed(_golden(name, complete).read_text()), f"recorded trec_eval, {name}")
 
 
 @pytest.mark.peers
@@ -158,7 +174,7 @@ def test_live_trec_eval_or_pytrec_eval(inputs, name, complete):
         theirs, label = trec_eval_binary.run(*inputs[name], _options(complete)), "trec_eval binary"
     else:
         theirs, label = _pytrec_eval(*inputs[name], complete), "pytrec_eval"
-    _same_lines(ours, theirs, f"{label}, {name}")
+    _same_lines(ours, _computed(theirs), f"{label}, {name}")
 
 
 def test_tieaware_names_give_the_same_output(inputs):
