@@ -62,7 +62,8 @@ measures (ir_measures syntax; trec_eval names such as P_5, map, ndcg_cut_10 also
   P(rel=2)@5 and nDCG(dcg='exp-log2')@10
 
 trec_eval's options: -q (per query), -c (average over every judged query),
--l N (relevance level), -m repeated; --format trec prints trec_eval's exact
+-l N (relevance level), -m repeated, with trec_eval's families (P.5,10,
+ndcg_cut.10) and sets (official, all_trec); --format trec prints trec_eval's exact
 layout and names (map, P_5, ndcg_cut_10, recip_rank) with its counters
 num_q, num_ret, num_rel, num_rel_ret (name them in -m); the values printed
 are tie-aware unless --tie-break trec_eval.
@@ -70,7 +71,7 @@ are tie-aware unless --tie-break trec_eval.
 examples:
   tieaware eval                                  # the bundled sample
   tieaware eval qrels.txt run.txt -m 'AP nDCG@10 P@5'
-  tieaware eval qrels.txt run.txt --format trec -c -q -m num_q -m map -m P@5
+  tieaware eval qrels.txt run.txt --format trec -c -q -m num_q -m map -m P.5,10
   tieaware eval qrels.txt run.txt --format trec --tie-break trec_eval   # trec_eval's own numbers
   tieaware eval qrels.txt run.txt --format json --digits 6
   tieaware eval qrels.txt run.txt --float        # big runs: float arithmetic
