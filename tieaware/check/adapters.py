@@ -60,44 +60,76 @@ def _plain(label: Any) -> Any:
         return label
 
 
-def qrels_and_run(scores: Sequence[float], labels: Sequence[Any]) -> tuple[dict, dict]:
+def qrels_and_run(
+    scores: Sequence[float], labels: Sequence[Any], *, qid: str = QID, unretrieved: Sequence[Any] = ()
+) -> tuple[dict, dict]:
     """The dicts ``({qid: {docno: label}}, {qid: {docno: score}})`` for one query.
+
+    *unretrieved* labels are judged documents missing from the run (``u000``, ...).
 
     >>> qrels_and_run([2.0, 1.0], [0, 1])
     ({'q1': {'d000': 0, 'd001': 1}}, {'q1': {'d000': 2.0, 'd001': 1.0}})
+    >>> qrels_and_run([1.0], [1], qid="1", unretrieved=[1])
+    ({'1': {'d000': 1, 'u000': 1}}, {'1': {'d000': 1.0}})
     """
     names = docnos(len(scores))
-    qrels = {QID: {d: _plain(x) for d, x in zip(names, labels)}}
-    run = {QID: {d: float(s) for d, s in zip(names, scores)}}
+    qrels = {qid: {d: _plain(x) for d, x in zip(names, labels)}}
+    qrels[qid].update({f"u{i:03d}": _plain(x) for i, x in enumerate(unretrieved)})
+    run = {qid: {d: float(s) for d, s in zip(names, scores)}}
     return qrels, run
 
 
-def _single(value: Any, where: str) -> Any:
+def _single(value: Any, where: str, qid: str = QID) -> Any:
     """The one number in a result that may be a dict {qid: value} or {qid: {measure: value}}."""
     while isinstance(value, Mapping):
-        if QID in value:
-            value = value[QID]
+        if qid in value:
+            value = value[qid]
         elif len(value) == 1:
             value = next(iter(value.values()))
         else:
-            raise bad(where, value, f"must be a number, {{'{QID}': number}} or {{'{QID}': {{measure: number}}}}")
+            raise bad(where, value, f"must be a number, {{'{qid}': number}} or {{'{qid}': {{measure: number}}}}")
     return value
 
 
-def from_qrels_run(fn: Callable[[dict, dict], Any]) -> Callable[[list, list], Any]:
+def _check_qid(qid: object) -> str:
+    if not isinstance(qid, str) or not qid or any(c.isspace() for c in qid):
+        raise bad("qid", qid, "must be a non-empty string without spaces, e.g. '1' or 'q1'")
+    return qid
+
+
+def from_qrels_run(fn: Callable[[dict, dict], Any], *, qid: str = QID, rel: Any = 1) -> Callable[..., Any]:
     """Adapt ``fn(qrels, run)`` taking dicts (ir_measures, pytrec_eval, ranx style).
 
     *fn* may return a number, ``{qid: number}`` or ``{qid: {measure: number}}``.
-    An empty ranking is passed as an empty run for the query.
+    An empty ranking is passed as an empty run for the query.  *qid* names the
+    query: some backends want a numeric one (ir_measures' ``nDCG(dcg='exp-log2')``
+    and ``ERR@k`` run through trec_eval's C code and need ``qid="1"``).
+
+    The adapted function takes an optional third argument, num_rel: the
+    judged relevant documents, retrieved or not.  The ones not retrieved are
+    added to the qrels with label *rel* (the measure's relevance threshold),
+    so the checker can search over unretrieved relevant documents.
+
+    >>> def count_judged(qrels, run):
+    ...     return len(qrels["1"])
+    >>> from_qrels_run(count_judged, qid="1")([1.0, 0.5], [1, 0], 3)
+    4
     """
     if not callable(fn):
         raise bad("fn", fn, "must be a function fn(qrels, run)")
+    qid = _check_qid(qid)
 
-    def impl(scores: list, labels: list) -> Any:
-        qrels, run = qrels_and_run(scores, labels)
-        return _single(fn(qrels, run), "result")
+    def impl(scores: list, labels: list, num_rel: Any = None) -> Any:
+        missing = 0
+        if num_rel is not None:
+            missing = num_rel - sum(1 for x in labels if x >= rel)
+            if missing < 0:
+                raise bad("num_rel", num_rel, f"must be at least the relevant documents retrieved ({num_rel + -missing})")
+        qrels, run = qrels_and_run(scores, labels, qid=qid, unretrieved=[rel] * missing)
+        return _single(fn(qrels, run), "result", qid)
 
     impl.__name__ = getattr(fn, "__name__", "from_qrels_run")
+    impl.integer_labels = True  # type: ignore[attr-defined]  # qrels hold integer grades: no 1/2 grade
     return impl
 
 
@@ -119,27 +151,27 @@ def from_arrays(fn: Callable[..., Any], **kwargs: Any) -> Callable[[list, list],
     return impl
 
 
-def trec_files(scores: Sequence[float], labels: Sequence[Any], directory: str) -> tuple[str, str]:
+def trec_files(scores: Sequence[float], labels: Sequence[Any], directory: str, *, qid: str = QID) -> tuple[str, str]:
     """Write one query as TREC qrels and run files in *directory*; return their paths.
 
     Scores are written with ``repr``, so they read back as the same doubles.
     """
-    qrels, run = qrels_and_run(scores, labels)
+    qrels, run = qrels_and_run(scores, labels, qid=qid)
     qrels_path = os.path.join(directory, "qrels.txt")
     run_path = os.path.join(directory, "run.txt")
     with open(qrels_path, "w", encoding="utf-8") as f:
-        f.writelines(f"{QID} 0 {d} {x}\n" for d, x in qrels[QID].items())
+        f.writelines(f"{qid} 0 {d} {x}\n" for d, x in qrels[qid].items())
     with open(run_path, "w", encoding="utf-8") as f:
-        f.writelines(f"{QID} Q0 {d} {i} {s!r} check\n" for i, (d, s) in enumerate(run[QID].items(), start=1))
+        f.writelines(f"{qid} Q0 {d} {i} {s!r} check\n" for i, (d, s) in enumerate(run[qid].items(), start=1))
     return qrels_path, run_path
 
 
-def _parse_output(text: str, pick: Union[str, None]) -> float:
+def _parse_output(text: str, pick: Union[str, None], qid: str = QID) -> float:
     """The value from a command's output: a bare number, or trec_eval's ``measure  qid  value`` rows."""
     rows = [line.split() for line in text.splitlines() if line.strip()]
     if pick is not None:
         rows = [r for r in rows if r[0] == pick]
-    rows = [r for r in rows if len(r) == 1 or r[1] in (QID, "all")] or rows
+    rows = [r for r in rows if len(r) == 1 or r[1] in (qid, "all")] or rows
     if not rows:
         raise bad("command output", text, f"has no value{'' if pick is None else f' for {pick!r}'}")
     try:
@@ -148,7 +180,9 @@ def _parse_output(text: str, pick: Union[str, None]) -> float:
         raise bad("command output", text, "must end with a number") from None
 
 
-def from_command(argv_template: Union[str, Sequence[str]], *, pick: Union[str, None] = None, timeout: float = 60) -> Callable[[list, list], float]:
+def from_command(
+    argv_template: Union[str, Sequence[str]], *, pick: Union[str, None] = None, timeout: float = 60, qid: str = QID
+) -> Callable[[list, list], float]:
     """Adapt a command line that evaluates TREC files: ``{qrels}`` and ``{run}`` are replaced by paths.
 
     The value is read from standard output: a bare number, or the last
@@ -162,6 +196,7 @@ def from_command(argv_template: Union[str, Sequence[str]], *, pick: Union[str, N
 
     Beware: one process per input is slow; use small budgets (max_examples).
     """
+    qid = _check_qid(qid)
     argv = shlex.split(argv_template) if isinstance(argv_template, str) else list(argv_template)
     if not argv or not all(isinstance(a, str) for a in argv):
         raise bad("argv_template", argv_template, "must be a non-empty command line")
@@ -170,14 +205,15 @@ def from_command(argv_template: Union[str, Sequence[str]], *, pick: Union[str, N
 
     def impl(scores: list, labels: list) -> float:
         with tempfile.TemporaryDirectory(prefix="tieaware-check-") as tmp:
-            qrels_path, run_path = trec_files(scores, labels, tmp)
+            qrels_path, run_path = trec_files(scores, labels, tmp, qid=qid)
             command = [a.replace("{qrels}", qrels_path).replace("{run}", run_path) for a in argv]
             done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         if done.returncode != 0:
             raise RuntimeError(f"{argv[0]} exited with status {done.returncode}: {done.stderr.strip()[:200]}")
-        return _parse_output(done.stdout, pick)
+        return _parse_output(done.stdout, pick, qid)
 
     impl.__name__ = os.path.basename(argv[0])
+    impl.integer_labels = True  # type: ignore[attr-defined]  # TREC qrels hold integer grades
     return impl
 
 

@@ -22,45 +22,95 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from math import nextafter
+from typing import Any, Optional
 
 from hypothesis import strategies as st
 
+from tieaware.ranking import label
 from tieaware.strategies import tied_rankings
 from tieaware.structures import all_tied_rankings_upto
 
-__all__ = ["Case", "exhaustive", "at_cutoff", "near_ties", "drawn", "untied", "float32", "NUDGE"]
+__all__ = [
+    "Case",
+    "exhaustive",
+    "at_cutoff",
+    "near_ties",
+    "drawn",
+    "untied",
+    "float32",
+    "NUDGE",
+    "ULP",
+    "LADDERS",
+    "score_classes",
+    "larger_grades",
+    "large_groups",
+    "past_cutoff",
+    "unretrieved",
+    "in_other_orders",
+]
 
 #: The gap between near-tied scores: far above double precision (2**-52 near 1)
 #: for scores up to 64, far below float32's (2**-23 near 1).
 NUDGE = 2.0**-30
 
 
+#: A nudge of one unit in the last place: the nearest distinct double.
+ULP = "ulp"
+
+#: Score ladders: the distinct doubles given to tie groups, best first.  Each is a class of
+#: scores real runs contain and the plain 3.0, 2.0, 1.0 never show.
+LADDERS: dict[str, tuple[float, ...]] = {
+    "zero and negative": (1.0, 0.0, -1.0, -2.0),
+    "non-positive": (0.0, -0.5, -3.0, -1e6),
+    "huge": (1.7976931348623157e308, 1e308, 1e300, -1e308),
+    "tiny": (1e-300, 5e-324, 0.0, -5e-324),
+    "mixed magnitudes": (1e16, 1.0, 1e-16, -1e16),
+}
+
+
 @dataclass(frozen=True)
 class Case:
-    """One input: scores and labels, parallel, in the order the implementation receives them."""
+    """One input: scores and labels, parallel, in the order the implementation receives them.
+
+    *num_rel*, when set, is the number of judged relevant documents, retrieved
+    or not, passed as a third argument to implementations that take one.
+    """
 
     scores: tuple[float, ...]
     labels: tuple[Any, ...]
+    num_rel: Optional[int] = None
 
     def permuted(self, order: Sequence[int]) -> "Case":
         """The same documents handed over in another input order."""
-        return Case(tuple(self.scores[i] for i in order), tuple(self.labels[i] for i in order))
+        return Case(tuple(self.scores[i] for i in order), tuple(self.labels[i] for i in order), self.num_rel)
 
 
 def _groups_of(r: list) -> list[list]:
     return [g if isinstance(g, list) else [g] for g in r]
 
 
-def _case(r: list, nudge: bool) -> Case:
+def _nudged(base: float, steps: int, nudge: Any) -> float:
+    if nudge == ULP:
+        for _ in range(steps):
+            base = nextafter(base, float("inf"))
+        return base
+    return base + steps * nudge
+
+
+def _case(r: list, nudge: Any, ladder: Optional[Sequence[float]] = None, signed_zero: bool = False) -> Case:
+    """Scores for a tied ranking: group i gets ladder[i] (default len - i); nudge pulls members apart."""
     gs = _groups_of(r)
     scores: list[float] = []
     labels: list[Any] = []
     for i, g in enumerate(gs):
-        base = float(len(gs) - i)
+        base = float(len(gs) - i) if ladder is None else ladder[i]
         for j, x in enumerate(g):
             # Nudged members keep their listed order as the true (untied) order.
-            scores.append(base + (len(g) - 1 - j) * NUDGE if nudge else base)
+            score = _nudged(base, len(g) - 1 - j, NUDGE if nudge is True else nudge) if nudge else base
+            if signed_zero and score == 0.0 and j % 2:
+                score = -0.0  # -0.0 == 0.0: the same score, a different bit pattern
+            scores.append(score)
             labels.append(x)
     return Case(tuple(scores), tuple(labels))
 
@@ -84,13 +134,115 @@ def at_cutoff(k: int, max_size: int, labels: Sequence[Any]) -> list[Case]:
     return [_case(prefix + r, False) for r in all_tied_rankings_upto(max_size, labels) if _size(r) >= 1]
 
 
-def near_ties(max_size: int, labels: Sequence[Any], min_size: int = 1) -> list[Case]:
-    """Structures with a tie group, its scores pulled apart by less than float32 can see."""
+def near_ties(max_size: int, labels: Sequence[Any], min_size: int = 1, nudge: Any = NUDGE) -> list[Case]:
+    """Structures with a tie group, its scores pulled apart by *nudge* (2**-30, below float32's
+    precision, or :data:`ULP`, one unit in the last place: the nearest distinct double).
+
+    >>> near_ties(2, (1,), nudge=ULP)[0].scores
+    (1.0000000000000002, 1.0)
+    """
     return [
-        _case(r, True)
+        _case(r, nudge)
         for r in all_tied_rankings_upto(max_size, labels)
         if _size(r) >= min_size and any(isinstance(g, list) for g in r)
     ]
+
+
+def score_classes(max_size: int, labels: Sequence[Any], min_size: int = 1) -> list[Case]:
+    """Every tie structure of up to *max_size* documents, scored from each of :data:`LADDERS`,
+    then with zero scores tied as 0.0 and -0.0; unsorted input orders follow each.
+
+    >>> score_classes(2, (0, 1), min_size=2)[0].scores
+    (1.0, 0.0)
+    """
+    out: list[Case] = []
+    structures = [r for r in all_tied_rankings_upto(max_size, labels) if min_size <= _size(r)]
+    for ladder in LADDERS.values():
+        for r in structures:
+            out += in_other_orders(_case(r, False, ladder))
+    for r in structures:  # a tie group at score 0 with -0.0 among its members
+        case = _case(r, False, LADDERS["zero and negative"][1:], signed_zero=True)
+        if any(str(s) == "-0.0" for s in case.scores):
+            out += in_other_orders(case)
+    return out
+
+
+def in_other_orders(case: Case) -> list[Case]:
+    """*case* (sorted by score), then the same documents in reverse input order when that differs.
+
+    >>> [c.scores for c in in_other_orders(Case((2.0, 1.0), (0, 1)))]
+    [(2.0, 1.0), (1.0, 2.0)]
+    """
+    n = len(case.scores)
+    other = case.permuted(range(n - 1, -1, -1))
+    return [case] if other == case else [case, other]
+
+
+def larger_grades(max_size: int, labels: Sequence[Any], extra: Sequence[Any]) -> list[Case]:
+    """Structures of up to *max_size* documents over *labels* and *extra* grades, each using an extra grade."""
+    values = list(dict.fromkeys([*labels, *extra]))
+    return [
+        c
+        for r in all_tied_rankings_upto(max_size, values)
+        if any(x in extra for g in _groups_of(r) for x in g)
+        for c in in_other_orders(_case(r, False))
+    ]
+
+
+def large_groups(k: Optional[int], labels: Sequence[Any]) -> list[Case]:
+    """A few structured rankings with tie groups of 10 to 16 documents, alone, behind others, and across k.
+
+    The checker takes their expected values from the closed forms (the reference would enumerate
+    10! orderings and more); the differential tests prove the two layers equal.
+
+    >>> [len(c.scores) for c in large_groups(None, (0, 1, 2))]
+    [10, 12, 13, 16]
+    """
+    top = max(labels, key=lambda x: label(x))
+    ones = [x for x in labels if label(x) >= 1] or [top]
+    mixed = lambda n: [ones[i % len(ones)] if i % 3 == 0 else labels[0] for i in range(n)]  # noqa: E731
+    shapes: list[list] = [
+        [mixed(10)],
+        [top, labels[0], mixed(10)],
+        [mixed(12), top],
+        [labels[0], [top] * 5 + [labels[0]] * 10],
+    ]
+    if k is not None and k >= 2:  # a large group straddling the cutoff, and one right after it
+        before = [labels[i % len(labels)] for i in range(max(k - 4, 0))]
+        shapes.append(before + [mixed(10)])
+        shapes.append([top] * k + [mixed(10)])
+    return [_case(r, False) for r in shapes]
+
+
+def past_cutoff(k: int, labels: Sequence[Any]) -> list[Case]:
+    """Rankings longer than k with more than k relevant documents, untied and with a tie across k.
+
+    >>> [len(c.scores) for c in past_cutoff(2, (0, 1))]
+    [3, 3, 4, 4, 4]
+    """
+    top = max(labels, key=lambda x: label(x))
+    ones = [x for x in labels if label(x) >= 1] or [top]
+    out: list[Case] = []
+    for extra in (1, 2):
+        n = k + extra
+        every = [ones[i % len(ones)] for i in range(n)]
+        out.append(_case(every, False))  # all relevant, untied
+        if n >= 3:
+            out.append(_case(every[: k - 1] + [every[k - 1 :]], False))  # the last ones tied across k
+        if extra == 2:
+            out.append(_case([labels[0]] + every[1:], False))  # a miss first, then > k - 1 hits
+    return out
+
+
+def unretrieved(max_size: int, labels: Sequence[Any], rel: Any) -> list[Case]:
+    """Structures of up to *max_size* documents with 1 or 2 judged relevant documents not retrieved (num_rel)."""
+    out = []
+    for r in all_tied_rankings_upto(max_size, labels):
+        retrieved = sum(1 for g in _groups_of(r) for x in g if label(x) >= rel)
+        for missing in (1, 2):
+            case = _case(r, False)
+            out.append(Case(case.scores, case.labels, retrieved + missing))
+    return out
 
 
 def _size(r: list) -> int:
@@ -107,19 +259,30 @@ def untied(case: Case) -> bool:
 
 
 @st.composite
-def drawn(draw: Any, labels: Sequence[Any], min_size: int, max_size: int, ties: bool = True) -> Case:
-    """A tied ranking, maybe near-tied, in a shuffled input order; shrinks to short, exact, unshuffled.
+def drawn(draw: Any, labels: Sequence[Any], min_size: int, max_size: int, ties: bool = True, rel: Optional[Any] = None) -> Case:
+    """A tied ranking, maybe near-tied, maybe scored from a ladder, in a shuffled input order;
+    shrinks to short, exact, plainly scored and unshuffled.
 
     With ``ties=False``, an untied ranking (distinct scores) in a shuffled input order.
+    With a relevance threshold *rel*, sometimes 1 to 3 judged relevant documents are not retrieved (num_rel).
     """
     label_strategy = st.sampled_from(list(labels))
     if ties:
         r = draw(tied_rankings(min_size=min_size, max_size=max_size, label_strategy=label_strategy))
     else:
         r = draw(st.lists(label_strategy, min_size=min_size, max_size=max_size))
-    case = _case(r, ties and draw(st.booleans()))
+    nudge = draw(st.sampled_from([False, NUDGE, ULP])) if ties else False
+    ladder = draw(st.sampled_from([None, *LADDERS.values()]))
+    if ladder is not None and len(ladder) < len(r):
+        ladder = None
+    case = _case(r, nudge if ladder is None else False, ladder)
     order = draw(st.permutations(range(len(case.scores))))
-    return case.permuted(order)
+    case = case.permuted(order)
+    if rel is not None:
+        missing = draw(st.integers(0, 3))
+        if missing:
+            case = Case(case.scores, case.labels, sum(1 for x in case.labels if label(x) >= rel) + missing)
+    return case
 
 
 def float32(score: float) -> float:

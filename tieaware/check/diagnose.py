@@ -40,9 +40,11 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from tieaware.check.cases import Case, at_cutoff, exhaustive, float32
+from tieaware.check.cases import Case, at_cutoff, exhaustive, float32, past_cutoff
+from tieaware.check.compare import exact_equal
 from tieaware.check.oracle import TIE_BREAKS, straddles
 from tieaware.check.verdict import Counterexample, Judge
+from tieaware.ranking import label
 
 __all__ = ["Diagnosis", "diagnose", "probes", "ARBITRARY", "TIE_BROKEN_CAUSES"]
 
@@ -127,12 +129,21 @@ def _has_ties(scores: tuple[float, ...]) -> bool:
 
 
 def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...]) -> Optional[Diagnosis]:
-    """The first usual cause that explains *cex*, or None when none fits (or the code raised)."""
+    """The first usual cause that explains *cex*, or None when none fits (or the code raised).
+
+    Every cause is confirmed on probes beyond the counterexample (other input
+    orders, other small rankings, gap ladders) before it is named, so one
+    coincidence cannot name it.
+    """
     if cex.exception is not None:
         return None
     oracle = judge.oracle
-    case = Case(cex.scores, cex.labels)
+    case = cex.case
     cases = probes(case)
+    if case.num_rel is not None:
+        found = _ignores_num_rel(judge, cases)
+        if found is not None:
+            return found
     if _has_ties(case.scores):
         others = _tied_probes(labels, oracle.measure.k)
         for name, text in _TIE_BREAK_TEXT.items():
@@ -146,15 +157,33 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...]) -> Opti
                 return Diagnosis("one threshold", _ONE_THRESHOLD)
         if _tie_broken_everywhere(judge, cases + others):
             return Diagnosis("arbitrary order", ARBITRARY)
-    rounded = tuple(float32(s) for s in case.scores)
-    if _has_ties(rounded) and rounded != case.scores:
-        found = _float32(judge, cases)
+    if _close_scores(case.scores):
+        found = _by_tolerance(judge, cases)
         if found is not None:
             return found
+    rounded = tuple(float32(s) for s in case.scores)
+    if _has_ties(rounded) and rounded != case.scores and not _close_scores(case.scores):
+        if all(abs(x) < 3.4e38 for x in case.scores):  # past float32's range every prediction is inf
+            found = _float32(judge, cases)  # float32 underflow: tiny scores tie
+            if found is not None:
+                return found
+    if _assumes_sorted(judge, cases, labels):
+        return Diagnosis(
+            "assumes sorted input",
+            "the documents are taken in the order given, not sorted by score: right only when the input is "
+            "already sorted by descending score",
+        )
     k = oracle.measure.k
+    if k is not None and straddles(case, k) and _right_unless_straddling(judge, len(case.scores), labels):
+        return Diagnosis(
+            "cutoff straddle",
+            f"right whenever every tie group lies wholly above or below rank {k}, wrong when a tie group straddles it",
+        )
     if k is not None:
+        independent = _cutoff_probes(labels, k)
         for other in (k - 1, k + 1):
-            if other >= 1 and _explains(judge, cases, lambda c, other=other: oracle.expected(c, other)):
+            predict = lambda c, other=other: oracle.expected(c, other)  # noqa: E731
+            if other >= 1 and _explains(judge, cases, predict) and _discriminating(judge, independent, predict):
                 return Diagnosis("cutoff off by one", f"the value is the tie-aware value at k={other}, not k={k}")
     if not _has_ties(rounded):
         return Diagnosis(
@@ -162,10 +191,115 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...]) -> Opti
             "wrong on a ranking without ties, so not a tie problem: the ordinary definition differs "
             "(an off-by-one rank or cutoff, another num_rel, gain or normalisation convention)",
         )
-    if straddles(case, k) and _right_unless_straddling(judge, len(case.scores), labels):
+    return None
+
+
+def _cutoff_probes(labels: tuple[Any, ...], k: int) -> list[Case]:
+    """Untied and tied rankings around the cutoff, in two input orders: a cutoff error shows on them."""
+    small = at_cutoff(k, 2, labels) + past_cutoff(k, labels) + exhaustive(2, labels)
+    return small + [c.permuted(range(len(c.scores) - 1, -1, -1)) for c in small]
+
+
+def _discriminating(judge: Judge, cases: list[Case], predict: Callable[[Case], Any]) -> bool:
+    """*predict* explains every case, and on some of them it differs from the right value: real evidence."""
+    evidence = any(not exact_equal(predict(c), judge.oracle.expected(c)) for c in cases)
+    return evidence and _explains(judge, cases, predict)
+
+
+def _ignores_num_rel(judge: Judge, cases: list[Case]) -> Optional[Diagnosis]:
+    """The value is the one with num_rel = the relevant documents retrieved: unretrieved ones are ignored."""
+    plain = [Case(c.scores, c.labels, None) for c in cases]
+    pairs = list(zip(cases, plain))
+    for with_num_rel, without in pairs:
+        got, exception = judge.run(with_num_rel)
+        if exception is not None or not judge.close(got, judge.oracle.expected(without)):
+            return None
+    return Diagnosis(
+        "ignores num_rel",
+        "normalised by the relevant documents retrieved, not by every judged relevant document (num_rel): "
+        "unretrieved relevant documents are ignored",
+    )
+
+
+def _in_input_order(case: Case, grouped: bool) -> list:
+    """The labels in input order; with *grouped*, runs of equal adjacent scores as tie groups."""
+    out: list = []
+    previous = None
+    for score, x in zip(case.scores, case.labels):
+        x = label(x)
+        if grouped and out and score == previous:
+            last = out[-1] if isinstance(out[-1], list) else [out[-1]]
+            out[-1] = last + [x]
+        else:
+            out.append(x)
+        previous = score
+    return out
+
+
+def _assumes_sorted(judge: Judge, cases: list[Case], labels: tuple[Any, ...]) -> bool:
+    """The value is the measure of the documents in the order given, whatever their scores."""
+    unsorted = [c for c in cases if list(c.scores) != sorted(c.scores, reverse=True)]
+    unsorted += [c.permuted(range(len(c.scores) - 1, -1, -1)) for c in exhaustive(3, labels) if len(set(c.scores)) > 1]
+    if not unsorted:
+        return False
+    for grouped in (False, True):
+        if _discriminating(judge, unsorted, lambda c, g=grouped: judge.oracle.value(_in_input_order(c, g), None, c.num_rel)):
+            return True
+    return False
+
+
+def _close_scores(scores: tuple[float, ...]) -> bool:
+    """Two distinct scores within a relative 1e-6 of each other."""
+    distinct = sorted(set(scores))
+    return any(b - a <= 1e-6 * max(abs(a), abs(b)) for a, b in zip(distinct, distinct[1:]))
+
+
+#: Gaps tried above 1.0 to find when an implementation starts treating two scores as tied.
+GAPS = tuple(2.0**-e for e in range(1, 53))
+#: Two scores 2**-39 apart that float32 rounds apart (they straddle a float32 rounding boundary).
+FLOAT32_SPLIT = (1.0 - 2.0**-25 + 2.0**-40, 1.0 - 2.0**-25 - 2.0**-40)
+
+
+def _pair_probe(k: Optional[int], high: float, low: float) -> tuple[Case, Case]:
+    """A relevant document scored *low* handed over before a non-relevant one scored *high*, at rank k.
+
+    Returns the case and the same documents with the two scores made equal.
+    """
+    before = max((k or 1) - 1, 0)
+    scores = tuple(100.0 + before - i for i in range(before))
+    labels = (0,) * before
+    case = Case(scores + (low, high), labels + (1, 0))
+    tied = Case(scores + (low, low), labels + (1, 0))
+    return case, tied
+
+
+def _treated_as_tied(judge: Judge, high: float, low: float) -> Optional[bool]:
+    """Does *impl* give something other than the untied value when *high* and *low* are near?  None: it raised."""
+    case, _ = _pair_probe(judge.oracle.measure.k, high, low)
+    got, exception = judge.run(case)
+    if exception is not None:
+        return None
+    return not judge.close(got, judge.oracle.expected(case))
+
+
+def _by_tolerance(judge: Judge, cases: list[Case]) -> Optional[Diagnosis]:
+    """float32 rounding, or equality up to a tolerance, estimated on a ladder of gaps above 1.0."""
+    pattern = [_treated_as_tied(judge, 1.0 + g, 1.0) for g in GAPS]
+    split = _treated_as_tied(judge, *FLOAT32_SPLIT)
+    if None in pattern or split is None or not any(pattern):
+        return None
+    f32 = [float32(1.0 + g) == 1.0 for g in GAPS]
+    if pattern == f32 and not split:  # float32 ties exactly these gaps, and splits the boundary pair
+        return _float32(judge, cases)
+    first = pattern.index(True)
+    if all(pattern[first:]):  # tied at every gap below a threshold (and not float32's pattern)
+        tied, untied = GAPS[first], GAPS[first - 1] if first else None
+        where = f"at most {untied:.2g}" if untied is not None else "of any size"
         return Diagnosis(
-            "cutoff straddle",
-            f"right whenever every tie group lies wholly above or below rank {k}, wrong when a tie group straddles it",
+            "ties by tolerance",
+            f"scores closer than a tolerance are treated as tied: near 1.0, scores {tied:.2g} apart tie, "
+            f"{where} apart do not (tolerance between {tied:.2g} and {untied or float('inf'):.2g}); "
+            "distinct doubles are distinct scores",
         )
     return None
 

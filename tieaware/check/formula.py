@@ -152,6 +152,36 @@ def _options(max_size: object, labels: object, max_examples: object, hypothesis_
     return values, top
 
 
+#: Grades tried beyond the labels given, on rankings of up to 3 documents.
+EXTRA_GRADES = (3, 4)
+
+
+def _larger_grades(values: tuple, size: int) -> list[list]:
+    """Tie structures of up to *size* documents that use a grade above the labels given (3 and 4)."""
+    extra = tuple(Fraction(x) for x in EXTRA_GRADES if Fraction(x) not in values)
+    if not extra:
+        return []
+    low = values[:2]
+    out = []
+    for r in all_tied_rankings_upto(size, low + extra):
+        if any(x in extra for g in r for x in (g if isinstance(g, list) else [g])):
+            out.append(r)
+    return out
+
+
+def _large_groups(values: tuple) -> list[list]:
+    """Tie groups of 10 to 14 documents with few distinct labels (at most a few hundred orderings each)."""
+    zero, top = values[0], values[-1]
+    one = next((x for x in values if x >= 1), top)
+    return [
+        [[one] + [zero] * 9],
+        [[top, one] + [zero] * 8],
+        [top, [one, one] + [zero] * 10],
+        [zero, [top] + [zero] * 11, one],
+        [[one, zero, top] + [zero] * 11],
+    ]
+
+
 def formula(
     metric: Metric,
     closed_form: ClosedForm,
@@ -165,14 +195,18 @@ def formula(
     """Check that ``closed_form(groups)`` equals the expectation of ``metric`` over tie orderings.
 
     Every tie structure of 0..*max_size* documents over *labels* is checked,
-    smallest first; then *max_examples* hypothesis cases of up to
-    *hypothesis_max_size* documents (default ``max_size + 4``), derandomized.
+    smallest first; then every structure of up to min(3, *max_size*)
+    documents with a grade of 3 or 4; then *max_examples* hypothesis cases of
+    up to *hypothesis_max_size* documents (default ``max_size + 4``),
+    derandomized; last, a few rankings with tie groups of 10 to 14 documents
+    (few distinct labels, so the enumeration stays small).
     The first failure stops the search; the result carries the smallest one.
     """
     values, top = _options(max_size, labels, max_examples, hypothesis_max_size)
-    structures = list(all_tied_rankings_upto(max_size, values))
-    for cases, r in enumerate(bar(structures, progress, "tie structures", len(structures)), start=1):
-        failure = _check(metric, closed_form, groups(r), "exhaustive")
+    structures = [(r, "exhaustive") for r in all_tied_rankings_upto(max_size, values)]
+    structures += [(r, "larger grades") for r in _larger_grades(values, min(3, max_size))]
+    for cases, (r, phase) in enumerate(bar(structures, progress, "tie structures", len(structures)), start=1):
+        failure = _check(metric, closed_form, groups(r), phase)
         if failure is not None:
             return FormulaResult(False, failure, cases, max_size)
     counted = [0]
@@ -183,4 +217,10 @@ def formula(
 
     beyond = tied_rankings(min_size=min(max_size + 1, top), max_size=top, label_strategy=st.sampled_from(values))
     failure = shrunk_failure(beyond, check, max_examples)
+    if failure is None:  # last, being the largest: tie groups of 10 to 14 documents
+        for r in _large_groups(values):
+            counted[0] += 1
+            failure = _check(metric, closed_form, groups(r), "large tie groups")
+            if failure is not None:
+                break
     return FormulaResult(failure is None, failure, len(structures) + counted[0], max_size)

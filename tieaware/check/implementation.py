@@ -1,20 +1,29 @@
 """Check someone's implementation of a measure against the exact tie-aware reference.
 
 ``impl(scores, labels) -> number`` receives two parallel lists: float scores
-(equal scores are tied) and graded labels (ints >= 0).  It must return the
-measure's value on that one ranking.  :func:`implementation` calls it on
+(equal scores are tied) and graded labels (numbers >= 0).  It must return the
+measure's value on that one ranking.  An implementation that also takes a
+third argument, ``impl(scores, labels, num_rel)``, is also given the number of
+judged relevant documents, retrieved or not.  :func:`implementation` calls it on
 
-1. every tie structure of up to ``max_size`` documents, smallest first,
-   and, when the cutoff k is beyond that, every such structure placed at k,
-2. near-ties: tie groups pulled apart by less than float32 precision,
-3. ``max_examples`` hypothesis cases of up to ``hypothesis_max_size``
+1. every tie structure of up to ``max_size`` documents, smallest first, sorted
+   by score and in reverse input order; when the cutoff k is beyond that,
+   every such structure placed at k, and rankings past k with more than k
+   relevant documents,
+2. near-ties: tie groups pulled apart by 2**-30 (below float32 precision) and
+   by one ulp,
+3. score classes: zero, negative, -0.0, huge, tiny and mixed-magnitude scores,
+4. larger grades (3, 4, and 1/2 where the measure allows it), tie groups of
+   10 to 16 documents, and unretrieved relevant documents (3-argument form),
+5. ``max_examples`` hypothesis cases of up to ``hypothesis_max_size``
    documents, in shuffled input order (derandomized, shrunk on failure),
 
 and compares each answer with the exact expected value under random
-tie-breaking (docs/conventions.md, Measures), computed by the reference layer.  Floats must be
-within ``rel_tol`` (relative, default 1e-9) or ``abs_tol``; Fractions and
-ints must be exactly equal.  The first failure stops the run and is
-diagnosed (:mod:`tieaware.check.diagnose`).
+tie-breaking (docs/conventions.md, Measures), computed by the reference layer
+(by the closed forms for tie groups of 8 and more).  Floats must be within
+``rel_tol`` (relative, default 1e-9) or ``abs_tol``; Fractions and ints must
+be exactly equal.  The first failure stops the run and is diagnosed
+(:mod:`tieaware.check.diagnose`).  docs/check.md lists the search space in full.
 
 >>> def ap_stable_sort(scores, labels):      # breaks ties by input order
 ...     order = sorted(range(len(scores)), key=lambda i: -scores[i])
@@ -28,15 +37,17 @@ diagnosed (:mod:`tieaware.check.diagnose`).
 >>> result.ok, result.counterexample.labels, result.counterexample.expected, result.diagnosis.cause
 (False, (0, 1), Fraction(3, 4), 'input order')
 
-Beware: the expected value uses the documents the implementation sees, so
-num_rel is the number of relevant labels passed in (no unretrieved relevant
-documents), and nDCG's ideal ranking is built from the same labels.
+Beware: with the two-argument form the expected value uses the documents the
+implementation sees, so num_rel is the number of relevant labels passed in,
+and nDCG's ideal ranking is always built from the labels passed in.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Optional, Union
 
 from tieaware.check import cases as _cases
@@ -94,6 +105,65 @@ def _tolerance(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1 or value != value:
         raise bad(name, value, "must be a number in [0, 1)")
     return float(value)
+
+
+#: Extra grades tried beyond the labels given (plus 1/2 where the measure allows a non-integer grade).
+EXTRA_GRADES = (3, 4)
+#: Sizes of the score-class, larger-grade and unretrieved-relevant phases.
+CLASS_SIZE = 3
+
+
+def _accepts_three(impl: Impl) -> bool:
+    """Can *impl* be called as impl(scores, labels, num_rel)?"""
+    try:
+        inspect.signature(impl).bind([], [], 0)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _takes_num_rel(judge: Judge) -> bool:
+    return _accepts_three(judge.impl) and judge.oracle.takes_num_rel()
+
+
+def _near(case: _cases.Case) -> bool:
+    """Two distinct scores closer than float32 can tell apart: a near-tie."""
+    rounded = [_cases.float32(s) for s in case.scores]
+    return len(set(rounded)) < len(set(case.scores))
+
+
+def _fixed_cases(judge: Judge, values: tuple, max_size: int, min_size: int, near_tie_size: int) -> list[tuple[_cases.Case, str]]:
+    """The deterministic phases, in the order they run (see docs/check.md, "What is searched")."""
+    oracle = judge.oracle
+    size = min(CLASS_SIZE, max_size)  # a smaller budget shrinks the class phases too
+    k = oracle.measure.k
+    sized = lambda cases: [c for c in cases if len(c.scores) >= min_size]  # noqa: E731
+    fixed = [(c, "exhaustive") for r in _cases.exhaustive(max_size, values, min_size) for c in _cases.in_other_orders(r)]
+    if k is not None and k >= max_size:  # the exhaustive sizes never reach the cutoff: go there
+        fixed += [(c, "at cutoff") for c in sized(_cases.at_cutoff(k, max_size, values))]
+    if k is not None:  # past the cutoff, with more than k relevant documents
+        fixed += [(c, "past cutoff") for c in sized(_cases.past_cutoff(k, values))]
+    two = max(min_size, 2)
+    fixed += [(c, "near-ties") for c in _cases.near_ties(near_tie_size, values, two)]
+    fixed += [(c, "ulp-apart") for c in _cases.near_ties(min(near_tie_size, size), values, two, _cases.ULP)]
+    low = values[:2] if len(values) > 1 else values
+    fixed += [(c, "scores") for c in sized(_cases.score_classes(size, low))]
+    half = _allows(oracle, Fraction(1, 2)) and not getattr(judge.impl, "integer_labels", False)
+    extra = tuple(x for x in EXTRA_GRADES if x not in values) + ((0.5,) if half else ())
+    grades = _cases.larger_grades(size, low, extra[:1]) + _cases.larger_grades(min(2, size), low, extra)
+    fixed += [(c, "larger grades") for c in sized(list(dict.fromkeys(grades)))]
+    fixed += [(c, "large tie groups") for c in sized(_cases.large_groups(k, values))]
+    if _takes_num_rel(judge):
+        fixed += [(c, "unretrieved relevant") for c in sized(_cases.unretrieved(size, values, oracle.measure.rel))]
+    return fixed
+
+
+def _allows(oracle: Oracle, grade: Any) -> bool:
+    try:
+        oracle.value([grade, 1])
+    except ValueError:
+        return False
+    return True
 
 
 def implementation(
@@ -158,14 +228,9 @@ def implementation(
 
     count = 0
     ties = flag(ties, "ties")
-    fixed = [(c, "exhaustive") for c in _cases.exhaustive(max_size, values, min_size)]
-    k = oracle.measure.k
-    if k is not None and k >= max_size:  # the exhaustive sizes never reach the cutoff: go there
-        fixed += [(c, "at cutoff") for c in _cases.at_cutoff(k, max_size, values) if len(c.scores) >= min_size]
-    if ties:
-        fixed += [(c, "near-ties") for c in _cases.near_ties(near_tie_size, values, max(min_size, 2))]
-    else:
-        fixed = [(c, phase) for c, phase in fixed if _cases.untied(c)]
+    fixed = _fixed_cases(judge, values, max_size, min_size, near_tie_size)
+    if not ties:
+        fixed = [(c, phase) for c, phase in fixed if _cases.untied(c) and not _near(c)]
     for case, phase in bar(fixed, progress, f"checking {name}", len(fixed)):
         count += 1
         cex = judge.check(case, phase)
@@ -177,6 +242,6 @@ def implementation(
         drawn[0] += 1
         return judge.check(case, "hypothesis")
 
-    strategy = _cases.drawn(values, min(max(min_size, max_size + 1), top), top, ties)
+    strategy = _cases.drawn(values, min(max(min_size, max_size + 1), top), top, ties, oracle.measure.rel if _takes_num_rel(judge) else None)
     cex = shrunk_failure(strategy, check, max_examples)
     return verdict(cex, count + drawn[0])

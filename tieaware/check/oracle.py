@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from math import factorial, prod
 from typing import Any, Optional, Union
 
 from tieaware.check.cases import Case, float32
@@ -30,7 +31,10 @@ from tieaware.exact import Exact
 from tieaware.names import Measure, parse
 from tieaware.ranking import from_scores, label
 
-__all__ = ["Oracle", "TIE_BREAKS", "tie_broken_order", "straddles"]
+__all__ = ["Oracle", "TIE_BREAKS", "tie_broken_order", "straddles", "REFERENCE_ORDERINGS"]
+
+#: Rankings with more orderings than this get their expected value from the closed forms.
+REFERENCE_ORDERINGS = 5040
 
 #: name -> sort key of position i in a case: score descending first, then the tie-break.
 TIE_BREAKS: dict[str, Callable[[Case, int], tuple]] = {
@@ -81,21 +85,35 @@ class Oracle:
         compute(self.measure, [])  # a measure that cannot be computed on a ranking fails here, once
         self._cache: dict[Any, Exact] = {}
 
-    def value(self, ranking: list, k: Optional[int] = None) -> Exact:
-        """The tie-aware value of a ranking in input form; *k* overrides the measure's cutoff."""
+    def value(self, ranking: list, k: Optional[int] = None, num_rel: Optional[int] = None) -> Exact:
+        """The tie-aware value of a ranking in input form; *k* overrides the measure's cutoff.
+
+        The reference layer computes it, except for rankings with more than
+        :data:`REFERENCE_ORDERINGS` orderings (tie groups of 8 and more), where the
+        closed forms do: the differential tests prove the two layers equal.
+        """
         m = self.measure if k is None else Measure(self.measure.name, k, self.measure.params)
-        key = (m.k, tuple(tuple(sorted(g)) if isinstance(g, list) else g for g in ranking))
+        key = (m.k, num_rel, tuple(tuple(sorted(g)) if isinstance(g, list) else g for g in ranking))
         if key not in self._cache:
-            self._cache[key] = compute(m, ranking, layer="reference")
+            sizes = [len(g) for g in ranking if isinstance(g, list)]
+            layer = "reference" if prod(factorial(n) for n in sizes) <= REFERENCE_ORDERINGS else "fast"
+            self._cache[key] = compute(m, ranking, num_rel=num_rel, layer=layer)
         return self._cache[key]
 
     def expected(self, case: Case, k: Optional[int] = None) -> Exact:
         """The exact tie-aware value on *case*: every ordering of equal scores, averaged."""
-        return self.value(from_scores(case.scores, case.labels), k)
+        return self.value(from_scores(case.scores, case.labels), k, case.num_rel)
+
+    def takes_num_rel(self) -> bool:
+        """True when num_rel (unretrieved relevant documents) changes this measure's value."""
+        try:
+            return compute(self.measure, [1], num_rel=2) != compute(self.measure, [1])
+        except (TypeError, ValueError):
+            return False
 
     def broken(self, case: Case, tie_break: str) -> Exact:
         """The tie-oblivious value on *case* after breaking ties by *tie_break*."""
-        return self.value([label(case.labels[i]) for i in tie_broken_order(case, tie_break)])
+        return self.value([label(case.labels[i]) for i in tie_broken_order(case, tie_break)], None, case.num_rel)
 
     def tie_broken_values(self, case: Case, limit: int = 720) -> Optional[set]:
         """The ordinary values of every ordering of *case*'s tied documents; None past *limit* orderings.
@@ -104,12 +122,11 @@ class Oracle:
         [Fraction(0, 1), Fraction(1, 1)]
         """
         from itertools import permutations, product
-        from math import factorial, prod
 
         gs = [g if isinstance(g, list) else [g] for g in from_scores(case.scores, case.labels)]
         if prod(factorial(len(g)) for g in gs) > limit:
             return None
-        return {self.value([x for part in parts for x in part]) for parts in product(*(set(permutations(g)) for g in gs))}
+        return {self.value([x for part in parts for x in part], None, case.num_rel) for parts in product(*(set(permutations(g)) for g in gs))}
 
     def one_threshold(self, case: Case) -> Exact:
         """AP with each tie group taken as one threshold (scikit-learn's ``average_precision_score``).
@@ -133,5 +150,5 @@ class Oracle:
 
     def in_float32(self, case: Case, tie_break: Optional[str] = None) -> Exact:
         """The value once scores are rounded to float32 (tie-aware when *tie_break* is None)."""
-        rounded = Case(tuple(float32(s) for s in case.scores), case.labels)
+        rounded = Case(tuple(float32(s) for s in case.scores), case.labels, case.num_rel)
         return self.expected(rounded) if tie_break is None else self.broken(rounded, tie_break)

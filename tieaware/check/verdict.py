@@ -46,8 +46,15 @@ class Counterexample:
     error: Optional[Error]
     #: "Type: message" when the implementation raised.
     exception: Optional[str]
-    #: Where it was found: "exhaustive", "near-ties" or "hypothesis".
+    #: Where it was found: "exhaustive", "near-ties", "scores", ... or "hypothesis".
     phase: str
+    #: Judged relevant documents, retrieved or not, when passed as impl's third argument.
+    num_rel: Optional[int] = None
+
+    @property
+    def case(self) -> Case:
+        """The input, as a :class:`~tieaware.check.cases.Case`."""
+        return Case(self.scores, self.labels, self.num_rel)
 
     @property
     def ranking(self) -> list:
@@ -73,6 +80,7 @@ class Counterexample:
         out = [
             f"scores   {list(self.scores)}",
             f"labels   {list(self.labels)}",
+            *([] if self.num_rel is None else [f"num_rel  {self.num_rel} (passed as the third argument)"]),
             f"expected {to_exact_string(self.expected)} = {to_decimal(self.expected, 16)}",
         ]
         if self.exception is not None:
@@ -100,6 +108,7 @@ class Judge:
         self.calls = 0
         # Diagnosis asks about the same inputs under several hypotheses; ask impl once.
         self._seen: dict[Case, tuple[Any, Optional[str]]] = {}
+        self._approximations: dict[Any, Fraction] = {}
 
     def run(self, case: Case) -> tuple[Any, Optional[str]]:
         """(value, None) or (None, "Type: message") when *impl* raised or returned a non-number."""
@@ -110,7 +119,10 @@ class Judge:
     def _run(self, case: Case) -> tuple[Any, Optional[str]]:
         self.calls += 1
         try:
-            raw = self.impl(list(case.scores), list(case.labels))
+            if case.num_rel is None:
+                raw = self.impl(list(case.scores), list(case.labels))
+            else:  # the documented 3-argument form: judged relevant documents, retrieved or not
+                raw = self.impl(list(case.scores), list(case.labels), case.num_rel)
         except Exception as exc:  # the user's code failing is a finding, not a crash of ours
             return None, f"{type(exc).__name__}: {exc}"
         try:
@@ -124,22 +136,32 @@ class Judge:
             return exact_equal(got, expected)
         if got != got:  # NaN
             return False
-        want = approximate(expected)
+        want = self._approximate(expected)
         try:
             difference = abs(Fraction(got) - want)
         except (OverflowError, ValueError):  # inf
             return False
         return difference <= max(self.rel_tol * abs(want), self.abs_tol)
 
+    def _approximate(self, expected: Exact) -> Fraction:
+        # The same expected value is compared again and again (other input orders, score ladders).
+        try:
+            return self._approximations[expected]
+        except KeyError:
+            want = self._approximations[expected] = approximate(expected)
+            return want
+        except TypeError:  # unhashable
+            return approximate(expected)
+
     def check(self, case: Case, phase: str) -> Optional[Counterexample]:
         """None when *impl* is right on *case*, else the counterexample."""
         expected = self.oracle.expected(case)
         got, exception = self.run(case)
         if exception is not None:
-            return Counterexample(case.scores, case.labels, expected, None, None, exception, phase)
+            return Counterexample(case.scores, case.labels, expected, None, None, exception, phase, case.num_rel)
         if self.close(got, expected):
             return None
-        return Counterexample(case.scores, case.labels, expected, got, _error(got, expected), None, phase)
+        return Counterexample(case.scores, case.labels, expected, got, _error(got, expected), None, phase, case.num_rel)
 
 
 def _error(got: Any, expected: Exact) -> Error:

@@ -65,13 +65,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("target", metavar="MODULE:FUNCTION", help="the code to check (or a command line with --adapter command)")
     parser.add_argument("measure", metavar="MEASURE", help="ir_measures-style name: AP, AP@10, nDCG@5, P(rel=2)@5, RR, ...")
     parser.add_argument("--adapter", choices=ADAPTERS, default="scores", help="calling convention of the code (default: scores)")
+    parser.add_argument("--qid", default="q1", metavar="ID", help="query id the qrels-run and command adapters use (default: q1; some backends want a number, e.g. 1)")
     parser.add_argument("--pick", metavar="NAME", help="with --adapter command: the measure column to read")
     parser.add_argument("--max-size", type=int, default=4, metavar="N", help="every tie structure up to N documents (default: 4)")
     parser.add_argument("--min-size", type=int, default=1, metavar="N", help="skip inputs of fewer documents (default: 1)")
     parser.add_argument("--max-examples", type=int, default=200, metavar="N", help="hypothesis cases beyond that (default: 200)")
     parser.add_argument("--rel-tol", type=float, default=1e-9, metavar="X", help="relative tolerance for floats (default: 1e-9)")
     parser.add_argument("--abs-tol", type=float, default=0.0, metavar="X", help="absolute tolerance for floats (default: 0)")
-    parser.add_argument("--labels", default="0,1,2", metavar="L,L,..", help="graded labels to try (default: 0,1,2)")
+    parser.add_argument("--labels", default="0,1,2", metavar="L,L,..", help="graded labels of the exhaustive phase (default: 0,1,2; grades 3, 4 and 1/2 are tried in a later phase)")
     parser.add_argument("--untied", action="store_true", help="untied inputs only: is it at least the ordinary measure?")
     parser.set_defaults(run=run)
     return parser
@@ -126,10 +127,10 @@ def _labels(text: str) -> tuple[int, ...]:
 
 def _impl(args: argparse.Namespace) -> Callable[[list, list], Any]:
     if args.adapter == "command":
-        return adapters.from_command(args.target, pick=args.pick)
+        return adapters.from_command(args.target, pick=args.pick, qid=args.qid)
     fn = load(args.target)
     if args.adapter == "qrels-run":
-        return adapters.from_qrels_run(fn)
+        return adapters.from_qrels_run(fn, qid=args.qid)
     if args.adapter == "arrays":
         return adapters.from_arrays(fn)
     if args.adapter == "rbo-untied":

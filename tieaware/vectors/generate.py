@@ -21,6 +21,7 @@ refuses.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 from collections.abc import Iterator, Sequence
@@ -60,6 +61,15 @@ NOTES: dict[str, str] = {
     "Disjoint": "RBO: the rankings share no item.",
     "Identical": "RBO: the two rankings are the same.",
     "PublicExample": "RBO: the example of the official implementation's README (Corsi & Urbano), p = 0.95.",
+    "NearTie": "Two distinct scores closer than float32 can tell apart (2^-30 apart, or one ulp): they do not tie.",
+    "ZeroScore": "A document scored exactly 0: it is retrieved and ranked like any other.",
+    "NegativeScore": "Negative scores occur: they rank below zero, and the documents are still retrieved.",
+    "NegativeZero": "Scores 0.0 and -0.0 occur together: they are equal, so they tie.",
+    "ExtremeScore": "Scores of huge (about 1e308) or tiny (subnormal) magnitude.",
+    "LargeTieGroup": "A tie group of 10 or more documents.",
+    "ManyRelevant": "More relevant documents than the cutoff k, with the ranking longer than k.",
+    "HighGrade": "Grades of 3 or more occur.",
+    "FractionalGrade": "A non-integer grade (1/2) occurs.",
     "NegativeLabel": "Invalid: a negative relevance label.",
     "NumRelTooSmall": "Invalid: num_rel is smaller than the relevant documents retrieved.",
 }
@@ -166,6 +176,14 @@ def _flags(r: list, measure: str, num_rel: Optional[int], ideal: Optional[list],
         flags.append("EmptyRanking")
     if any(x > 1 for x in labels):
         flags.append("Graded")
+    if any(x >= 3 for x in labels):
+        flags.append("HighGrade")
+    if any(x != int(x) for x in labels):
+        flags.append("FractionalGrade")
+    if any(len(g) >= 10 for g in gs):
+        flags.append("LargeTieGroup")
+    if m.k is not None and n > m.k and len(relevant) > m.k:
+        flags.append("ManyRelevant")
     if m.param("rel") is not None:
         flags.append("RelThreshold")
     if num_rel is not None:
@@ -209,12 +227,24 @@ def _comment(r: list, measure: str) -> str:
     return f"{measure} of {json.dumps(r)}"
 
 
-def _test(measure: str, r: list, *, num_rel: Optional[int] = None, ideal: Optional[list] = None, order: Optional[list[int]] = None) -> dict[str, Any]:
-    scores, labels = _scores(r)
+def _test(
+    measure: str,
+    r: list,
+    *,
+    num_rel: Optional[int] = None,
+    ideal: Optional[list] = None,
+    order: Optional[list[int]] = None,
+    given: Optional[tuple[list, list]] = None,
+) -> dict[str, Any]:
+    """One valid test; *given* = (scores, labels) as handed over (r is then the ranking they describe)."""
+    scores, labels = _scores(r) if given is None else given
     if order is not None:
         scores, labels = [scores[i] for i in order], [labels[i] for i in order]
     value = _simplest(_certified(measure, r, num_rel, ideal))
-    flags = _flags(r, measure, num_rel, ideal, order is not None and order != sorted(order))
+    shuffled = order is not None and order != sorted(order)
+    if given is not None:
+        shuffled = list(scores) != sorted(scores, reverse=True)
+    flags = _flags(r, measure, num_rel, ideal, shuffled) + ([] if given is None else _score_flags(scores))
     if not is_rational(value):
         flags.append("Irrational")
     return {
@@ -231,6 +261,66 @@ def _test(measure: str, r: list, *, num_rel: Optional[int] = None, ideal: Option
         "expectedFloat": to_float(value),
         "result": "valid",
     }
+
+
+def _score_flags(scores: Sequence[Any]) -> list[str]:
+    flags = []
+    distinct = sorted(set(scores))
+    if any(b != a and b - a <= 2.0**-20 * max(abs(a), abs(b)) for a, b in zip(distinct, distinct[1:])):
+        flags.append("NearTie")
+    if any(s == 0 for s in scores):
+        flags.append("ZeroScore")
+    if any(s < 0 for s in scores):
+        flags.append("NegativeScore")
+    if any(s == 0 and math.copysign(1.0, s) < 0 for s in scores) and any(s == 0 and math.copysign(1.0, s) > 0 for s in scores):
+        flags.append("NegativeZero")
+    if any(s != 0 and (abs(s) > 1e300 or abs(s) < 1e-300) for s in scores):
+        flags.append("ExtremeScore")
+    return flags
+
+
+def _class_test(measure: str, scores: list, labels: list, num_rel: Optional[int] = None) -> dict[str, Any]:
+    """A test given as scores and labels: the ranking is what the scores describe."""
+    from tieaware.ranking import from_scores
+
+    plain = lambda x: int(x) if x.denominator == 1 else float(x)  # noqa: E731
+    r = [[plain(x) for x in e] if isinstance(e, list) else plain(e) for e in from_scores(scores, labels)]
+    return _test(measure, r, num_rel=num_rel, given=(scores, labels))
+
+
+def _checker_class_tests() -> list[dict[str, Any]]:
+    """AP tests for every class the checker searches (docs/check.md): near ties, zero, negative,
+    -0.0 and extreme scores, unsorted input, grades >= 3 and 1/2, tie groups of 10+."""
+    one_ulp = math.nextafter(1.0, 2.0)
+    cases = [
+        ([1.0, one_ulp], [1, 0]),  # one ulp apart, unsorted: no tie
+        ([one_ulp, 1.0, 1.0], [0, 1, 0]),
+        ([1.0 + 2.0**-30, 1.0], [0, 1]),  # float32 cannot tell them apart
+        ([1.0, 1.0 + 2.0**-30, 1.0 + 2 * 2.0**-30], [1, 0, 1]),
+        ([1.0, 0.0], [0, 1]),  # a zero score is still retrieved
+        ([0.0, 0.0, 1.0], [1, 0, 0]),
+        ([-1.0, 0.0], [1, 0]),
+        ([-0.5, -2.0, -0.5], [1, 1, 0]),
+        ([0.0, -0.0], [0, 1]),  # equal scores: a tie
+        ([-0.0, 1.0, 0.0, -1.0], [1, 0, 0, 1]),
+        ([1e308, 1.7976931348623157e308], [1, 0]),
+        ([5e-324, 0.0, 1e-300], [1, 0, 0]),
+        ([1.0, 2.0], [1, 0]),  # unsorted input
+        ([1.0, 3.0, 2.0, 3.0], [1, 0, 1, 1]),
+        ([2.0, 1.0, 1.0], [3, 0, 4]),  # grades >= 3 (relevant like any grade >= 1)
+        ([1.0, 1.0, 2.0], [0.5, 1, 0]),  # a fractional grade below rel = 1: not relevant
+        ([1.0] * 10, [1, 0, 0, 0, 0, 0, 0, 0, 1, 0]),  # a tie group of 10
+        ([2.0] + [1.0] * 12, [0] + [1, 1, 1] + [0] * 9),  # 12 tied behind one
+        ([3.0, 2.0] + [1.0] * 14, [1, 0] + [1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
+    ]
+    tests = [_class_test("AP", s, l) for s, l in cases]
+    tests.append(_class_test("AP", [1.0, 0.0], [1, 0], num_rel=3))
+    many = [float(20 - i) for i in range(14)]  # AP@12 with 14 relevant: normalised by num_rel, not by k
+    tests.append(_class_test("AP@12", many, [1] * 14))
+    tests.append(_class_test("AP@12", many[:11] + [1.0, 1.0, 1.0], [1] * 14))
+    tests.append(_class_test("AP@12", many[:10] + [1.0] * 4, [0] + [1] * 13))
+    tests.append(_class_test("AP@12", list(reversed(many)), [1] * 13 + [0]))
+    return tests
 
 
 def _invalid(measure: str, r: list, flag: str, comment: str, num_rel: Optional[int] = None) -> dict[str, Any]:
@@ -293,6 +383,10 @@ def build(family: Family, progress: bool = False) -> dict[str, Any]:
 
         groups, header = rbo_groups(), HEADER
     else:
+        if family.name == "average_precision":
+            for measure in ("AP", "AP@12"):
+                tests = [t for t in _checker_class_tests() if t["measure"] == measure]
+                groups.append({"type": "TieAwareMeasureTest", "measure": measure, "tests": tests})
         groups.append({"type": "InvalidInputTest", "measure": family.main[0], "tests": list(_invalid_tests(family))})
     tc_id = 0
     used: set[str] = set()
