@@ -152,3 +152,12 @@ def test_one_exact_bound_equals_that_bound_of_all_four(variant):
         expected = fast.rbo_expected_bounds(S, L, "0.9")
         for bound in ("min", "max", "ext", "res"):
             assert fast.rbo_expected(S, L, "0.9", bound=bound) == getattr(expected, bound)
+
+
+def test_docs_example_straddling_group_is_not_sufficient():
+    """docs/rbo.md: S = <a b>, L = <a c d e [x y] f>: only EXT departs from the average."""
+    S, L = ["a", "b"], ["a", "c", "d", "e", ("x", "y"), "f"]
+    for p in ("0.5", "0.9"):
+        paper, average = fast.rbo_bounds(S, L, p, variant="a"), fast.rbo_expected_bounds(S, L, p)
+        assert paper.min == average.min and paper.max == average.max and paper.res == average.res
+        assert paper.ext < average.ext
