@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import ModuleType
@@ -41,7 +41,7 @@ from tieaware.inputs import to_qrels, to_run
 from tieaware.names import Measure, parse, parse_list
 from tieaware.params import flag
 from tieaware.ranking import Ranking, label
-from tieaware.trec import Qrels, Run, run_ranking, trec_eval_ranking
+from tieaware.trec import run_ranking, trec_eval_ranking
 
 __all__ = ["Evaluation", "evaluate", "evaluate_prepared", "compute", "measure_list", "exact_mean", "LAYERS", "TIE_BREAKS"]
 

@@ -21,10 +21,9 @@ from typing import Any, Optional
 
 from tieaware.errors import bad
 from tieaware.columns import Prepared, prepare, read_table
-from tieaware.evaluate import LAYERS, Evaluation, evaluate, evaluate_prepared, measure_list
+from tieaware.evaluate import LAYERS, Evaluation, evaluate_prepared, measure_list
 from tieaware.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
 from tieaware.exact_print import big_ints, decimal, short_form
-from tieaware.trec import read_qrels, read_run, read_sample
 from tieaware.trec_format import (
     TREC_DEFAULT,
     at_level,
