@@ -109,3 +109,16 @@ def test_exact_group_summaries_equal_compute_exactly(seed):
         got = evaluate_prepared(prepared, measures, tie_break=tie_break)
         assert got.per_query == want.per_query
         assert got.mean == want.mean
+
+
+def test_chunked_engine_equals_one_piece(monkeypatch):
+    qrels_text, run_text = _random_files(7)
+    prepared = prepare(read_table(io.BytesIO(qrels_text.encode()), "qrels"), read_table(io.BytesIO(run_text.encode()), "run"))
+    whole = {t: evaluate_prepared(prepared, MEASURES, exact=False, tie_break=t) for t in (None, "trec_eval")}
+    monkeypatch.setattr(engine, "CHUNK_ROWS", 7)
+    assert len(engine.chunks(prepared)) > 1
+    for tie_break, want in whole.items():
+        got = evaluate_prepared(prepared, MEASURES, exact=False, tie_break=tie_break)
+        for q in want.queries:
+            for m, v in want.per_query[q].items():
+                assert got.per_query[q][m] == pytest.approx(v, abs=1e-15), (q, m)

@@ -43,7 +43,7 @@ import numpy as np
 from tieaware.columns import Prepared
 from tieaware.names import Measure
 
-__all__ = ["SUPPORTED", "values", "trec_eval_view"]
+__all__ = ["SUPPORTED", "EXACT_SUPPORTED", "values", "chunks", "trec_eval_view", "ExactQueries"]
 
 #: Measures evaluated in array form; any other falls back to the per-query path.
 SUPPORTED = frozenset({"P", "R", "F1", "AP", "RR", "nDCG", "DCG", "RBP", "ERR"})
@@ -75,6 +75,51 @@ def trec_eval_view(p: Prepared) -> Prepared:
         skipped_run=p.skipped_run,
         skipped_qrels=p.skipped_qrels,
     )
+
+
+#: The engine works on slices of about this many rows, so its temporaries stay small (~0.2 GB).
+CHUNK_ROWS = 1 << 20
+
+
+def chunks(p: Prepared, rows: Optional[int] = None) -> list[Prepared]:
+    """*p* cut into runs of whole consecutive queries of about *rows* rows each (one piece if small).
+
+    >>> import io
+    >>> from tieaware.columns import prepare, read_table
+    >>> qrels = read_table(io.BytesIO(b"q1 0 a 1\\nq2 0 a 1\\n"), "qrels")
+    >>> run = read_table(io.BytesIO(b"q1 Q0 a 1 2 r\\nq2 Q0 a 1 2 r\\nq2 Q0 b 1 1 r\\n"), "run")
+    >>> [c.qids for c in chunks(prepare(qrels, run), rows=1)]
+    [['q1'], ['q2']]
+    """
+    rows = CHUNK_ROWS if rows is None else rows
+    if p.rows <= rows or len(p.qids) < 2:
+        return [p]
+    starts = p.query_start
+    ends = np.append(starts[1:], p.rows)
+    pieces, first = [], 0
+    while first < len(p.qids):
+        last = int(np.searchsorted(ends, starts[first] + rows, side="right"))
+        last = max(last, first + 1)  # at least one query
+        lo, hi = int(starts[first]), int(ends[last - 1])
+        g_lo, g_hi = np.searchsorted(p.group_start, [lo, hi])
+        j_lo, j_hi = np.searchsorted(p.judged_query, [first, last])
+        pieces.append(
+            Prepared(
+                qids=p.qids[first:last],
+                query=p.query[lo:hi] - first,
+                label=p.label[lo:hi],
+                label_values=p.label_values,
+                group_start=p.group_start[g_lo:g_hi] - lo,
+                query_start=starts[first:last] - lo,
+                judged_query=p.judged_query[j_lo:j_hi] - first,
+                judged_label=p.judged_label[j_lo:j_hi],
+                trec_order=None,
+                skipped_run=[],
+                skipped_qrels=[],
+            )
+        )
+        first = last
+    return pieces
 
 
 class _Groups:

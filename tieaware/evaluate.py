@@ -345,16 +345,18 @@ def _per_query(
     if layer == "fast" and not exact:
         from tieaware import engine
 
-        cache: dict = {}
         rest = []
+        pieces = engine.chunks(p)  # bounded temporaries at any run size
+        caches: list[dict] = [{} for _ in pieces]
         for m in ms:
-            got = engine.values(p, m, cache)
-            if got is None:
+            got = [engine.values(piece, m, cache) for piece, cache in zip(pieces, caches)]
+            if any(v is None for v in got):
                 rest.append(m)
                 continue
             name = str(m)
-            for q, v in zip(p.qids, got.tolist()):
-                per_query[q][name] = v
+            for piece, values_ in zip(pieces, got):
+                for q, v in zip(piece.qids, values_.tolist()):
+                    per_query[q][name] = v
     if rest and layer == "fast" and exact:
         # exact closed forms on group summaries counted in numpy (tieaware.engine.ExactQueries)
         from tieaware.engine import EXACT_SUPPORTED, ExactQueries
