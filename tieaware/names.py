@@ -5,6 +5,12 @@
 ('P', 5, Fraction(2, 1), 'P(rel=2)@5')
 >>> [str(x) for x in parse_list("AP nDCG@10 recip_rank")]
 ['AP', 'nDCG@10', 'RR']
+>>> [str(x) for x in parse_list("p@5 mrr map ndcg@10")]     # case-insensitive, as ir_measures
+['P@5', 'RR', 'AP', 'nDCG@10']
+>>> parse("nDGC@10")
+Traceback (most recent call last):
+...
+tieaware.errors.TieawareError: measure is not a known measure, did you mean 'nDCG'?; known: P, R, F1, AP, RR, nDCG, DCG, RBP, ERR, RBO, got 'nDGC@10'
 
 Supported names and what they compute (see docs/conventions.md, Measures):
 
@@ -24,7 +30,10 @@ RBO       rank-biased overlap of two rankings     p, variant, bound
 ========  =====================================  =========================
 
 trec_eval's names are accepted as aliases: ``P_5``, ``recall_10``, ``map``,
-``map_cut_100``, ``recip_rank``, ``ndcg``, ``ndcg_cut_10``.
+``map_cut_100``, ``recip_rank``, ``ndcg``, ``ndcg_cut_10``.  Names are
+case-insensitive (``p@5``, ``MRR``, ``ndcg@10``); an unknown name suggests
+the closest known one.  Parameters are checked when the name is parsed
+(``RBP(p=1.5)`` is refused there, not when the first query is evaluated).
 """
 
 from __future__ import annotations
@@ -55,8 +64,12 @@ MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
 }
 
 _ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Recall": "R", "recall": "R", "map": "AP", "recip_rank": "RR", "ndcg": "nDCG"}
-_TREC = re.compile(r"^(P|recall|map_cut|ndcg_cut)_(\d+)$")
-_TREC_NAMES = {"P": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG"}
+#: Every accepted spelling, lower-cased -> canonical name: names are
+#: case-insensitive, as ir_measures' are (p@5, mrr, map, ndcg@10).  No two
+#: names differ only in case, so nothing becomes ambiguous.
+_BY_LOWER = {**{a.lower(): c for a, c in _ALIASES.items()}, **{n.lower(): n for n in MEASURES}}
+_TREC = re.compile(r"^(P|recall|map_cut|ndcg_cut)_(\d+)$", re.IGNORECASE)
+_TREC_NAMES = {"p": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG"}
 _FORM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>[^@]+))?$")
 _DCG_GAINS = {"log2": "linear", "exp-log2": "exp2"}
 
@@ -113,8 +126,25 @@ def _param(measure: str, key: str, raw: str) -> Any:
             raise bad("measure", measure, f"has dcg={raw!r}; use one of {sorted(_DCG_GAINS)}")
         return raw
     if key == "p":
-        return rational(raw, f"p in {measure!r}")
+        value = rational(raw, f"p in {measure!r}")
+        if not 0 < value < 1:
+            # Checked here, when the measure list is read, so a bad p is not
+            # blamed on the first query evaluated.
+            raise bad("measure", measure, f"needs p strictly between 0 and 1 (p={raw})")
+        return value
     return raw
+
+
+def _suggestion(name: str) -> str:
+    """', did you mean 'X'?' for the closest known spelling, or ''."""
+    import difflib
+
+    spellings = {**{n: n for n in MEASURES}, **_ALIASES}
+    close = difflib.get_close_matches(name.lower(), [s.lower() for s in spellings], n=1, cutoff=0.5)
+    if not close:
+        return ""
+    original = next(s for s in spellings if s.lower() == close[0])
+    return f", did you mean {original!r}?"
 
 
 def parse(text: str) -> Measure:
@@ -124,13 +154,13 @@ def parse(text: str) -> Measure:
     s = text.strip()
     trec = _TREC.match(s)
     if trec:
-        s = f"{_TREC_NAMES[trec.group(1)]}@{trec.group(2)}"
+        s = f"{_TREC_NAMES[trec.group(1).lower()]}@{trec.group(2)}"
     m = _FORM.match(s)
     if not m:
         raise bad("measure", text, "is not of the form NAME(param=value,...)@k")
-    name = _ALIASES.get(m.group("name"), m.group("name"))
-    if name not in MEASURES:
-        raise bad("measure", text, f"is not a known measure; known: {', '.join(MEASURES)}")
+    name = _BY_LOWER.get(m.group("name").lower())
+    if name is None:
+        raise bad("measure", text, f"is not a known measure{_suggestion(m.group('name'))}; known: {', '.join(MEASURES)}")
     needs_k, allowed = MEASURES[name]
     k = None
     if m.group("k") is not None:

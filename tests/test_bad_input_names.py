@@ -1,0 +1,65 @@
+"""Measure names: case-insensitive as in ir_measures, nearest-name suggestions, parameters checked at parse time."""
+
+from __future__ import annotations
+
+import pytest
+
+from tieaware.cli import main
+from tieaware.errors import TieawareError
+from tieaware.names import parse, parse_list
+
+
+@pytest.mark.parametrize(
+    "spelling, canonical",
+    [("p@5", "P@5"), ("mrr", "RR"), ("MAP", "AP"), ("map", "AP"), ("ndcg@10", "nDCG@10"), ("Ndcg_Cut_10", "nDCG@10"),
+     ("rbp(p=0.5)", "RBP(p=0.5)"), ("err@20", "ERR@20"), ("f1@3", "F1@3"), ("p_5", "P@5")],
+)
+def test_names_are_case_insensitive(spelling, canonical):
+    assert str(parse(spelling)) == canonical
+
+
+def test_a_list_in_any_case_means_the_same_measures():
+    assert parse_list("p@5 mrr map ndcg@10") == parse_list("P@5 RR AP nDCG@10")
+
+
+@pytest.mark.parametrize("typo, suggestion", [("nDGC@10", "nDCG"), ("recip_rnk", "recip_rank"), ("MPR", "MRR")])
+def test_an_unknown_name_suggests_the_nearest(typo, suggestion):
+    with pytest.raises(TieawareError, match=f"did you mean '{suggestion}'") as info:
+        parse(typo)
+    assert repr(typo) in str(info.value)
+
+
+def test_nothing_close_suggests_nothing():
+    with pytest.raises(TieawareError) as info:
+        parse("zzzzzz@3")
+    assert "did you mean" not in str(info.value)
+
+
+@pytest.mark.parametrize("measure", ["RBP(p=1.5)", "RBP(p=0)", "RBP(p=1)", "RBO(p=-0.1)"])
+def test_p_outside_0_1_is_refused_when_parsed(measure):
+    with pytest.raises(TieawareError, match=r"needs p strictly between 0 and 1") as info:
+        parse(measure)
+    assert repr(measure) in str(info.value)
+
+
+def test_cli_bad_p_names_the_measure_not_a_query(capsys):
+    code = main(["eval", "-m", "AP RBP(p=1.5)"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        "tieaware eval: error: measure needs p strictly between 0 and 1 (p=1.5), got 'RBP(p=1.5)'"
+    )
+    assert "query" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_unknown_name_suggests(capsys):
+    code = main(["eval", "-m", "nDGC@10"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert "did you mean 'nDCG'?" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_lower_case_names_evaluate(capsys):
+    assert main(["eval", "-m", "p@5 map", "--float"]) == 0
+    out, _ = capsys.readouterr()
+    assert "P@5" in out and "AP" in out
