@@ -511,11 +511,12 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
     to_kept = np.array([number.get(q, -1) for q in run_names], dtype=np.int64)
     row_query = to_kept[run_query_all] if len(run) else np.array([], dtype=np.int64)
     keep = row_query >= 0
-    rows = np.flatnonzero(keep)
-    query = row_query[rows]
-    score = score_all[rows]
-    docno = run.docno[rows]
-    text = run.value[rows]
+    if keep.all():  # the usual case: no copies
+        query, score, docno, text = row_query, score_all, run.docno, run.value
+    else:
+        rows = np.flatnonzero(keep)
+        query, score, docno, text = row_query[rows], score_all[rows], run.docno[rows], run.value[rows]
+    del keep, score_all, row_query, run_query_all
     # qrels rows of evaluated queries, in the same numbering
     q_to_kept = np.array([number.get(q, -1) for q in qrels_names], dtype=np.int64)
     jq = q_to_kept[qrels_query] if len(qrels) else np.array([], dtype=np.int64)
