@@ -170,6 +170,14 @@ def test_a_tie_oblivious_sorted_input_assumption_is_not_called_untied():
     assert result.diagnosis.cause == "assumes sorted input"
 
 
+def test_a_sorted_input_assumption_beyond_the_exhaustive_size_is_shrunk_to_the_fewest_documents():
+    result = run(lambda s, l: tie_aware_ap(groups_by(s, l, presorted=len(s) >= 5)))
+    cex = result.counterexample
+    assert not result.ok and cex.phase == "hypothesis"
+    assert len(cex.scores) == 5  # the fewest that fail, although hypothesis drew more
+    assert result.diagnosis.cause == "assumes sorted input"
+
+
 # -- labels -------------------------------------------------------------------------
 
 
@@ -412,3 +420,10 @@ def test_formula_defaults_refute_a_bug_only_for_grades_of_3_or_more():
     result = formula(_harmonic_gain, lambda gs: _harmonic_tie_aware(gs, clip=2))
     assert not result.ok and result.counterexample.phase == "larger grades"
     assert max(x for g in result.counterexample.groups for x in g) >= 3
+
+
+def test_a_required_num_rel_argument_is_always_passed():
+    def strict(scores, labels, num_rel):  # no default: called with num_rel every time
+        return tie_aware_ap(groups_by(scores, labels), num_rel)
+
+    assert implementation(strict, "AP", max_size=3, max_examples=20).ok

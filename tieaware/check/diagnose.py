@@ -239,7 +239,12 @@ def _in_input_order(case: Case, grouped: bool) -> list:
 def _assumes_sorted(judge: Judge, cases: list[Case], labels: tuple[Any, ...]) -> bool:
     """The value is the measure of the documents in the order given, whatever their scores."""
     unsorted = [c for c in cases if list(c.scores) != sorted(c.scores, reverse=True)]
-    unsorted += [c.permuted(range(len(c.scores) - 1, -1, -1)) for c in exhaustive(3, labels) if len(set(c.scores)) > 1]
+    if not unsorted:
+        return False
+    # Independent probes of the same size: ascending scores, the labels rotated through every position.
+    n, ls = len(cases[0].scores), cases[0].labels
+    ascending = tuple(float(i + 1) for i in range(n))
+    unsorted += [Case(ascending, ls[r:] + ls[:r], cases[0].num_rel) for r in range(n)]
     if not unsorted:
         return False
     for grouped in (False, True):

@@ -158,6 +158,28 @@ def _fixed_cases(judge: Judge, values: tuple, max_size: int, min_size: int, near
     return fixed
 
 
+def _fewest_documents(judge: Judge, cex: Counterexample, min_size: int) -> Counterexample:
+    """Drop documents one at a time while the input still fails, keeping the others' order.
+
+    Hypothesis shrinks the ranking and its input order separately, so an input-order
+    failure can stay longer than it needs to be; this greedy pass finishes the job.
+    """
+    case = cex.case
+    smaller = True
+    while smaller and len(case.scores) > min_size:
+        smaller = False
+        for i in range(len(case.scores)):
+            keep = [j for j in range(len(case.scores)) if j != i]
+            candidate = _cases.Case(
+                tuple(case.scores[j] for j in keep), tuple(case.labels[j] for j in keep), case.num_rel
+            )
+            found = judge.check(candidate, cex.phase)
+            if found is not None and found.exception is None:
+                case, cex, smaller = candidate, found, True
+                break
+    return cex
+
+
 def _allows(oracle: Oracle, grade: Any) -> bool:
     try:
         oracle.value([grade, 1])
@@ -244,4 +266,6 @@ def implementation(
 
     strategy = _cases.drawn(values, min(max(min_size, max_size + 1), top), top, ties, oracle.measure.rel if _takes_num_rel(judge) else None)
     cex = shrunk_failure(strategy, check, max_examples)
+    if cex is not None and cex.exception is None:
+        cex = _fewest_documents(judge, cex, max(min_size, 1))
     return verdict(cex, count + drawn[0])

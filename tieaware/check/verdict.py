@@ -22,7 +22,7 @@ from tieaware.check.compare import Error, approximate, as_number, error_of, exac
 from tieaware.check.oracle import Oracle
 from tieaware.errors import TieawareError
 from tieaware.exact import Exact, to_decimal, to_exact_string
-from tieaware.ranking import from_scores
+from tieaware.ranking import from_scores, label
 
 __all__ = ["Counterexample", "Judge", "Impl"]
 
@@ -106,6 +106,8 @@ class Judge:
         self.rel_tol = Fraction(rel_tol)
         self.abs_tol = Fraction(abs_tol)
         self.calls = 0
+        #: impl requires a third argument, num_rel: pass it on every call.
+        self.needs_num_rel = _requires_three(impl)
         # Diagnosis asks about the same inputs under several hypotheses; ask impl once.
         self._seen: dict[Case, tuple[Any, Optional[str]]] = {}
         self._approximations: dict[Any, Fraction] = {}
@@ -119,10 +121,13 @@ class Judge:
     def _run(self, case: Case) -> tuple[Any, Optional[str]]:
         self.calls += 1
         try:
-            if case.num_rel is None:
+            num_rel = case.num_rel
+            if num_rel is None and self.needs_num_rel:  # impl(scores, labels, num_rel) with no default
+                num_rel = sum(1 for x in case.labels if label(x) >= self.oracle.measure.rel)
+            if num_rel is None:
                 raw = self.impl(list(case.scores), list(case.labels))
             else:  # the documented 3-argument form: judged relevant documents, retrieved or not
-                raw = self.impl(list(case.scores), list(case.labels), case.num_rel)
+                raw = self.impl(list(case.scores), list(case.labels), num_rel)
         except Exception as exc:  # the user's code failing is a finding, not a crash of ours
             return None, f"{type(exc).__name__}: {exc}"
         try:
@@ -162,6 +167,25 @@ class Judge:
         if self.close(got, expected):
             return None
         return Counterexample(case.scores, case.labels, expected, got, _error(got, expected), None, phase, case.num_rel)
+
+
+def _requires_three(impl: Impl) -> bool:
+    import inspect
+
+    try:
+        signature = inspect.signature(impl)
+    except (TypeError, ValueError):
+        return False
+    try:
+        signature.bind([], [])
+        return False
+    except TypeError:
+        pass
+    try:
+        signature.bind([], [], 0)
+        return True
+    except TypeError:
+        return False
 
 
 def _error(got: Any, expected: Exact) -> Error:
