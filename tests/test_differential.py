@@ -62,7 +62,8 @@ def _dcg_calls(r, gains):
             # nDCG mixes positions through its ratio, so check it under a generic rational discount
             # and against a larger ideal (judged documents the ranking missed).
             yield "ndcg", (r, k), {"gain": gain, "discount": lambda j: Fraction(1, j * j + 1)}
-            yield "ndcg", (r, k, [2, 1, 1, 0]), {"gain": gain, "discount": lambda j: Fraction(1, j + 1)}
+            larger = [y for x in r for y in (x if isinstance(x, list) else [x])] + [2, 1, 1, 0]
+            yield "ndcg", (r, k, larger), {"gain": gain, "discount": lambda j: Fraction(1, j + 1)}
 
 
 def _mismatches(calls):
