@@ -23,6 +23,13 @@ def tie_aware_ap(scores, labels):
 
 not_a_function = 3
 
+def numeric_qid_ap(qrels, run):
+    assert list(run) == ["1"] and list(qrels) == ["1"], "the query id is the one given with --qid"
+    docs = run["1"]
+    ranking = from_scores(list(docs.values()), [qrels["1"][d] for d in docs])
+    judged_relevant = sum(1 for x in qrels["1"].values() if x >= 1)  # unretrieved ones too
+    return fast.average_precision(ranking, num_rel=judged_relevant, exact=False)
+
 def listed_order_rbo(S, L):
     from tieaware.reference.rank_biased_overlap import rbo
     return float(rbo(S, L, "0.9", variant="a", bound="ext"))
@@ -86,3 +93,15 @@ def test_rbo_through_the_untied_adapter(module, capsys):
 def test_untied_flag_checks_untied_inputs_only(module, capsys):
     assert main(["check", "mymetrics:stable_ap", "AP", "--untied", *FAST]) == 0
     assert "AP: conforms" in capsys.readouterr().out
+
+
+def test_qid_option_names_the_query_for_the_qrels_run_adapter(module, capsys):
+    argv = ["check", "mymetrics:numeric_qid_ap", "AP", "--adapter", "qrels-run", "--qid", "1", *FAST]
+    assert main(argv) == 0, capsys.readouterr()
+    assert "AP: conforms" in capsys.readouterr().out
+
+
+def test_a_bad_qid_is_an_input_error(module, capsys):
+    assert main(["check", "mymetrics:numeric_qid_ap", "AP", "--adapter", "qrels-run", "--qid", "a b"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "qid must be a non-empty string" in captured.err
