@@ -62,7 +62,14 @@ class Peer:
 def _sklearn(name: str, **kwargs: Any) -> Callable[[], Callable[[list, list], Any]]:
     def build() -> Callable[[list, list], Any]:
         metrics = importlib.import_module("sklearn.metrics")
-        return adapters.from_arrays(getattr(metrics, name), **kwargs)
+        impl = adapters.from_arrays(getattr(metrics, name), **kwargs)
+
+        def quiet(scores: list, labels: list) -> Any:
+            with warnings.catch_warnings():  # numpy warns on scores near 1e308; the value is still checked
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return impl(scores, labels)
+
+        return quiet
 
     return build
 
