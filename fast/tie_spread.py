@@ -163,7 +163,13 @@ def _tally(labels: Sequence[Fraction]) -> list[tuple[Fraction, int]]:
     return [(Fraction(p, q), n) for (p, q), n in counts.items()]
 
 
+#: The measures whose spread over tie-breakings is computed here.
+SPREAD_MEASURES = frozenset({"P", "R", "F1", "AP", "RR", "RBP", "ERR", "DCG", "nDCG"})
+
+
 def _stats(m: Measure, prepared: _Prepared, exact: bool, distribution: bool) -> SpreadStats:
+    if m.name not in SPREAD_MEASURES:
+        raise bad("measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(SPREAD_MEASURES))}")
     gs, labels = prepared.gs, prepared.labels
     if m.name in ("DCG", "nDCG") and (exact or not distribution):
         return _dcg(m, prepared, exact)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from math import comb
 import sympy
 
 from tieaware.fast import kernels
@@ -204,6 +205,9 @@ WRONG = [
     ("RBO^a EXT, MAX != E", {"rbo": fast_rbo.rbo_expected_bounds}),  # no counterexample with the true average
     ("RBP group", {"group": lambda p, t, e, r, n: r / n * (p**t - p ** (e + 1))}),  # one rank too many
     ("ERR group", {"group": lambda t, s, x, num: err_group(t - 1, s, x, num)}),  # ranks shifted up by one
+    ("Success@k", {"kernel": lambda m, r, n: Fraction(n - r, n) ** m}),  # drawn with replacement
+    ("Success@k", {"kernel": lambda m, r, n: Fraction(comb(n - r, m + 1), comb(n, m + 1))}),  # one slot too many
+    ("Success@k", {"compose": lambda summary, k, kernel: 1 - kernel(min(summary[0].size, k), int(summary[0].relevant), summary[0].size)}),  # first group only
 ]
 
 

@@ -151,6 +151,10 @@ def compute(
         # g_max is the query's best judged grade, as in Chapelle et al.; the ranking's own otherwise.
         ceiling = None if not labels else max(1, int(max(labels)))
         return mod.err(ranking, m.k, max_label=ceiling, exact=exact)
+    if m.name == "Rprec":
+        return mod.r_precision(ranking, num_rel, rel=m.rel, exact=exact)
+    if m.name == "Success":
+        return mod.success(ranking, m.k, rel=m.rel, exact=exact)
     raise bad("measure", str(m), "is not evaluable on a run")  # a name added to names.MEASURES but not here
 
 

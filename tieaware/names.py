@@ -7,10 +7,10 @@
 ['AP', 'nDCG@10', 'RR']
 >>> [str(x) for x in parse_list("p@5 mrr map ndcg@10")]     # case-insensitive, as ir_measures
 ['P@5', 'RR', 'AP', 'nDCG@10']
->>> parse("nDGC@10")
+>>> parse("nDGC@10")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-tieaware.errors.TieawareError: measure is not a known measure, did you mean 'nDCG'?; known: P, R, F1, AP, RR, nDCG, DCG, RBP, ERR, RBO, got 'nDGC@10'
+tieaware.errors.TieawareError: measure is not a known measure, did you mean 'nDCG'?; known: P, R, ... got 'nDGC@10'
 
 Supported names and what they compute (see docs/conventions.md, Measures):
 
@@ -27,6 +27,8 @@ DCG[@k]   DCG (tieaware extension)                dcg='log2' | 'exp-log2'
 RBP[@k]   rank-biased precision (lower bound)     p (default 0.8), rel
 ERR[@k]   expected reciprocal rank, Chapelle      g_max: best judged grade
 RBO       rank-biased overlap of two rankings     p, variant, bound
+Rprec     R-precision: P@R with R = num_rel       rel
+Success@k 1 if a relevant doc is in the top k     rel
 ========  =====================================  =========================
 
 trec_eval's names are accepted as aliases: ``P_5``, ``recall_10``, ``map``,
@@ -60,6 +62,8 @@ MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
     "DCG": (False, frozenset({"dcg"})),
     "RBP": (False, frozenset({"p", "rel"})),
     "ERR": (False, frozenset()),
+    "Rprec": (False, frozenset({"rel"})),
+    "Success": (True, frozenset({"rel"})),
     "RBO": (False, frozenset({"p", "variant", "bound"})),
 }
 
@@ -68,8 +72,10 @@ _ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Recall": "R", "recall": "
 #: case-insensitive, as ir_measures' are (p@5, mrr, map, ndcg@10).  No two
 #: names differ only in case, so nothing becomes ambiguous.
 _BY_LOWER = {**{a.lower(): c for a, c in _ALIASES.items()}, **{n.lower(): n for n in MEASURES}}
-_TREC = re.compile(r"^(P|recall|map_cut|ndcg_cut)_(\d+)$", re.IGNORECASE)
-_TREC_NAMES = {"p": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG"}
+_TREC = re.compile(r"^(P|recall|map_cut|ndcg_cut|success)_(\d+)$", re.IGNORECASE)
+_TREC_NAMES = {"p": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG", "success": "Success"}
+#: Measures that take no cutoff: R-precision's depth is num_rel itself.
+_NO_CUTOFF = frozenset({"Rprec"})
 _FORM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>[^@]+))?$")
 _DCG_GAINS = {"log2": "linear", "exp-log2": "exp2"}
 
@@ -169,6 +175,8 @@ def parse(text: str) -> Measure:
         k = int(m.group("k"))
     elif needs_k:
         raise bad("measure", text, f"needs a cutoff, e.g. {name}@10")
+    if k is not None and name in _NO_CUTOFF:
+        raise bad("measure", text, f"takes no cutoff: {name} cuts at R = num_rel")
     params = []
     for part in filter(None, (m.group("params") or "").split(",")):
         key, eq, raw = part.partition("=")
