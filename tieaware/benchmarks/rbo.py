@@ -145,10 +145,12 @@ def _one_bound_table(quick: bool) -> str:
     for ties, rate in (("heavy (~30% of neighbours)", 0.3), ("none", 0.0)):
         S, L = tied_pair(n, random.Random(3 * n), tie_rate=rate)
         for variant in ("w", "a", "b"):
-            seconds = best_time(lambda: rbo(S, L, "0.9", variant=variant, bound="ext"), 1)
+            # The first call also factors every radicand (cached for the process).
+            first = best_time(lambda: rbo(S, L, "0.9", variant=variant, bound="ext"), 1)
+            seconds = best_time(lambda: rbo(S, L, "0.9", variant=variant, bound="ext"), 1 if quick else 3)
             floats = best_time(lambda: rbo(S, L, "0.9", variant=variant, bound="ext", exact=False), 1)
-            rows.append([f"{n:,}", ties, variant, _ms(seconds), _ms(floats)])
-    headers = ["items", "ties", "variant", "exact EXT ms", "float EXT ms"]
+            rows.append([f"{n:,}", ties, variant, _ms(first), _ms(seconds), _ms(floats)])
+    headers = ["items", "ties", "variant", "exact EXT ms, first call", "exact EXT ms, best of 3", "float EXT ms"]
     title = "4. one bound, exact: rbo(..., bound='ext') builds only EXT (target: RBO^b under 3 s at 10^4 items)"
     return title + "\n" + tabulate(rows, headers, disable_numparse=True)
 
