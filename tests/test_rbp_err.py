@@ -91,7 +91,16 @@ def test_check_formula_confirms_both_closed_forms():
     half = Fraction(1, 2)
     rbp_result = formula(lambda o: rbp_of(o, half, len(o), Fraction(1)), lambda gs: fast_rbp([list(g) for g in gs], half), max_size=5, max_examples=30)
     assert rbp_result.ok, str(rbp_result)
-    err_result = formula(lambda o: err_of(o, len(o), 2), lambda gs: fast_err([list(g) for g in gs], max_label=2), max_size=5, max_examples=30)
+    # g_max: 2, or the largest grade when the checker tries larger ones (same rule on both sides).
+    def g_max(labels):
+        return int(max([2, *labels]))
+
+    err_result = formula(
+        lambda o: err_of(o, len(o), g_max(o)),
+        lambda gs: fast_err([list(g) for g in gs], max_label=g_max([x for g in gs for x in g])),
+        max_size=5,
+        max_examples=30,
+    )
     assert err_result.ok, str(err_result)
 
 
