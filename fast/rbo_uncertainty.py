@@ -49,7 +49,7 @@ import math
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.fast.rank_biased_overlap import rbo_expected_bounds
+from tieaware.fast.rank_biased_overlap import _spans, rbo_expected_bounds  # _spans: ranks t..b of each group
 from tieaware.params import flag, probability
 from tieaware.rbo_input import Groups, Item, bound_name, rbo_pair
 
@@ -196,14 +196,6 @@ class _Tails:
         value = self.W[x] * self.W[x] if square else self.W[x]
         start = max(t, x + 1)
         return below * value + (prefix[b] - prefix[start - 1] if start <= b else 0)
-
-
-def _spans(groups: Groups) -> list[tuple[int, int]]:
-    spans, top = [], 1
-    for g in groups:
-        spans.append((top, top + len(g) - 1))
-        top += len(g)
-    return spans
 
 
 def _variance(S: Groups, L: Groups, p: Any, bound: str, one: Any) -> Any:
