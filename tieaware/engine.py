@@ -392,6 +392,9 @@ def values(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[np
 EXACT_SUPPORTED = frozenset({"P", "R", "F1", "AP", "RR", "nDCG", "DCG", "RBP"})
 
 
+_SMALL_FRACTIONS = [Fraction(r) for r in range(1024)]
+
+
 class ExactQueries:
     """Exact per-query values from the group arrays, one query at a time (streaming).
 
@@ -417,6 +420,8 @@ class ExactQueries:
         self.sizes = self.g.size.astype(np.int64)
         self.starts = self.g.t.astype(np.int64)
         self._rel: dict = {}
+        self._summary_query = -1
+        self._summaries: dict = {}
 
     def _relevant_counts(self, rel: Fraction) -> tuple[np.ndarray, np.ndarray]:
         if rel not in self._rel:
@@ -432,13 +437,32 @@ class ExactQueries:
         if m.name not in EXACT_SUPPORTED:
             return None
         lo, hi = self.group_bounds[i], self.group_bounds[i + 1]
+        if m.k is not None:  # only the groups that start above the cutoff matter
+            hi = lo + int(np.searchsorted(self.starts[lo:hi], m.k))
         starts, sizes = self.starts[lo:hi].tolist(), self.sizes[lo:hi].tolist()
         if m.name in ("nDCG", "DCG"):
             return self._dcg(i, m, lo, hi, starts, sizes)
         r_all, num_rel_all = self._relevant_counts(m.rel)
-        rel = r_all[lo:hi].tolist()
         num_rel = int(num_rel_all[i])
-        summary = [fm.Group(t, n, Fraction(r), None) for t, n, r in zip(starts, sizes, rel)]
+        if m.name in ("P", "R", "F1"):
+            hits = self._hits(m.k, self.starts[lo:hi], self.sizes[lo:hi], r_all[lo:hi])
+            if m.name == "P":
+                return hits / m.k
+            if m.name == "R":
+                return Fraction(0) if num_rel == 0 else hits / num_rel
+            return 2 * hits / (m.k + num_rel)
+        if m.name == "AP":
+            return self._ap(m.k, num_rel, self.starts[lo:hi], self.sizes[lo:hi], r_all[lo:hi])
+        if self._summary_query != i:
+            self._summary_query, self._summaries = i, {}
+        summary = self._summaries.get((m.rel, hi))
+        if summary is None:  # shared by the measures of one query with the same rel and depth
+            small = _SMALL_FRACTIONS
+            summary = [
+                fm.Group(t, n, small[r] if r < len(small) else Fraction(r), None)
+                for t, n, r in zip(starts, sizes, r_all[lo:hi].tolist())
+            ]
+            self._summaries[(m.rel, hi)] = summary
         if m.name == "P":
             return fm.precision_from(summary, m.k)
         if m.name == "R":
@@ -456,11 +480,38 @@ class ExactQueries:
 
         p = probability(m.param("p", Fraction(4, 5)))
         spans = []
-        for t, n, r in zip(starts, sizes, rel):
-            if m.k is not None and t >= m.k:
-                break
-            spans.append((t, t + n if m.k is None else min(t + n, m.k), r, n))
+        for g in summary:
+            t, n = g.start, g.size
+            spans.append((t, t + n if m.k is None else min(t + n, m.k), int(g.relevant), n))
         return _exact_sum(spans, p)
+
+    @staticmethod
+    def _hits(k: int, t: np.ndarray, n: np.ndarray, r: np.ndarray) -> Fraction:
+        """Σ_g min(n, k - t)·r/n exactly, as fast.measures.hits_from, with one Fraction per distinct size."""
+        product = np.clip(k - t, 0, n) * r
+        live = product > 0
+        if not live.any():
+            return Fraction(0)
+        sizes, which = np.unique(n[live], return_inverse=True)
+        totals = np.zeros(len(sizes), dtype=np.int64)
+        np.add.at(totals, which, product[live])
+        return sum((Fraction(int(a), int(b)) for a, b in zip(totals.tolist(), sizes.tolist())), Fraction(0))
+
+    @staticmethod
+    def _ap(k: Optional[int], num_rel: int, t: np.ndarray, n: np.ndarray, r: np.ndarray) -> Fraction:
+        """fast.measures.average_precision_from, visiting only the groups that hold a relevant document."""
+        from tieaware.fast.measures import _ap_slots_exact
+
+        if num_rel == 0 or not len(t):
+            return Fraction(0)
+        depth = int(t[-1] + n[-1]) if k is None else k
+        before = np.cumsum(r) - r
+        total = Fraction(0)
+        small = _SMALL_FRACTIONS
+        for i in np.flatnonzero((r > 0) & (t < depth)).tolist():
+            ti, ni, ri = int(t[i]), int(n[i]), int(r[i])
+            total += _ap_slots_exact(ti + 1, min(ti + ni, depth), ti, int(before[i]), small[ri] if ri < len(small) else Fraction(ri), ni)
+        return total / num_rel
 
     def _dcg(self, i: int, m: Measure, lo: int, hi: int, starts: list, sizes: list):
         from tieaware.exact import divide
