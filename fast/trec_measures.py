@@ -9,6 +9,20 @@
   group) draw none of its r relevant members out of n:
   C(n - r, m) / C(n, m) (hypergeometric).  A group wholly inside the top k
   with a relevant member makes it 0.
+- **Judged@k** is linear in the indicators "rank i is judged", so it is
+  P@k's closed form with "judged" for "relevant": (judged in groups wholly
+  in the top k + m·j/n for the crossing group) / k, with k cut to the
+  ranking's length as ir_measures does.
+- **Bpref** (trec_eval's) sums, over relevant documents d,
+  1 - min(n_d, R)/min(R, N), with n_d the judged non-relevant documents above
+  d.  n_d = A + X, A the judged non-relevant documents of the groups above
+  d's, X those of its own group ranked before it.  In a uniformly random
+  order of the group, d's place among itself and the group's a judged
+  non-relevant members is uniform, so X is uniform on {0, ..., a} (unjudged
+  and relevant members do not matter), and
+  E[min(A + X, R)] = S/(a + 1) with S = Σ_{x=0}^{a} min(A + x, R)
+  = (c + 1)·A + c(c + 1)/2 + (a - c)·R, c = min(a, R - A) when A < R, and
+  (a + 1)·R otherwise (:func:`capped_sum`).
 """
 
 from __future__ import annotations
@@ -21,10 +35,10 @@ from typing import Any, Optional
 from tieaware.exact import Exact
 from tieaware.fast.groups import Group, summarise
 from tieaware.fast.measures import precision_from
-from tieaware.params import cutoff, flag, relevant_total, threshold
-from tieaware.ranking import Ranking, groups
+from tieaware.params import cutoff, flag, nonrelevant_total, relevant_total, threshold
+from tieaware.ranking import Ranking, groups, judged_groups
 
-__all__ = ["r_precision", "success", "none_drawn", "success_from"]
+__all__ = ["r_precision", "success", "none_drawn", "success_from", "judged", "bpref", "capped_sum", "bpref_from"]
 
 
 def none_drawn(m: Any, r: Any, n: Any) -> Fraction:
@@ -81,3 +95,84 @@ def success(r: Ranking, k: int, *, rel: object = 1, exact: bool = True) -> Exact
     number = Fraction if flag(exact, "exact") else float
     summary = summarise(groups(r), threshold(rel), None, number)
     return success_from(summary, cutoff(k), number=number)
+
+
+def judged(r: Ranking, k: Optional[int] = None, *, exact: bool = True) -> Exact:
+    """Expected Judged@k = (judged in the top k, P@k's closed form with "judged" for "relevant") / min(k, length).
+
+    ``None`` marks an unjudged document.  The divisor is ir_measures' (0 for an empty ranking).
+
+    >>> judged([1, [None, 0, None]], 2)
+    Fraction(2, 3)
+    >>> judged([1, None], 10)
+    Fraction(1, 2)
+    """
+    number = Fraction if flag(exact, "exact") else float
+    gs = judged_groups(r)
+    length = sum(len(g) for g in gs)
+    k = cutoff(k, optional=True)
+    k = length if k is None else min(k, length)
+    if k == 0:
+        return number(0)
+    hits, start = number(0), 0
+    for g in gs:
+        if start >= k:
+            break
+        n = len(g)
+        seen = sum(1 for x in g if x is not None)
+        # a group wholly inside the top k counts in full; the crossing one pro rata
+        hits += number(seen) if start + n <= k else number(seen) * (k - start) / n
+        start += n
+    return hits / k
+
+
+def capped_sum(above: Any, a: Any, big_r: Any) -> Any:
+    """S = Σ_{x=0}^{a} min(above + x, R), in closed form.
+
+    >>> capped_sum(1, 3, 3), 1 + 2 + 3 + 3
+    (9, 9)
+    """
+    if above >= big_r:
+        return (a + 1) * big_r
+    c = min(a, big_r - above)
+    return (c + 1) * above + c * (c + 1) // 2 + (a - c) * big_r
+
+
+def bpref_from(
+    counts: Sequence[tuple[int, int]], big_r: int, big_n: int, *, number: Callable[[Any], Any] = Fraction,
+    kernel: Callable[..., Any] = capped_sum,
+) -> Any:
+    """Expected bpref from per-group (relevant, judged non-relevant) counts, in rank order."""
+    if big_r == 0:
+        return number(0)
+    d = min(big_r, big_n)
+    total, above = number(0), 0
+    for relevant, a in counts:
+        if relevant:
+            # each relevant member: 1 - E[min(A + X, R)]/min(R, N), X uniform on 0..a
+            # (with min(R, N) = 0 no judged non-relevant document exists, and every term is 1)
+            miss = number(kernel(above, a, big_r)) / (a + 1) / d if d else number(0)
+            total += relevant * (1 - miss)
+        above += a
+    return total / big_r
+
+
+def bpref(
+    r: Ranking, num_rel: Optional[int] = None, num_nonrel: Optional[int] = None, *, rel: object = 1, exact: bool = True
+) -> Exact:
+    """Expected bpref (trec_eval's), in closed form; ``None`` marks an unjudged document.
+
+    >>> bpref([[1, 0], 1])
+    Fraction(1, 4)
+    >>> bpref([None, [1, 0]], num_rel=2, num_nonrel=3)
+    Fraction(3, 8)
+    """
+    number = Fraction if flag(exact, "exact") else float
+    t = threshold(rel)
+    counts = [
+        (sum(1 for x in g if x is not None and x >= t), sum(1 for x in g if x is not None and x < t))
+        for g in judged_groups(r)
+    ]
+    big_r = relevant_total(num_rel, sum(c[0] for c in counts))
+    big_n = nonrelevant_total(num_nonrel, sum(c[1] for c in counts))
+    return bpref_from(counts, big_r, big_n, number=number)

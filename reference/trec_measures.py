@@ -9,6 +9,15 @@ closed form.
   ranking count as non-relevant, as in P@k).
 - **Success@k**: 1 if a relevant document is in the top k, else 0
   (trec_eval's ``success_k``, ir_measures' ``Success@k``).
+- **Judged@k**: the judged documents in the top k, divided by min(k, the
+  ranking's length), as ir_measures' ``Judged@k`` does (a ranking shorter
+  than k is not penalised; no k: the whole ranking; an empty ranking: 0).
+  A label ``None`` marks an unjudged document.
+- **Bpref**: trec_eval's ``bpref`` (m_bpref.c): over the relevant retrieved
+  documents d, the sum of 1 - min(n_d, R)/min(R, N), divided by R, where n_d
+  is the number of judged non-relevant documents ranked above d, R = num_rel
+  and N = num_nonrel (judged non-relevant documents of the query).
+  Unjudged documents (``None``) are skipped.
 """
 
 from __future__ import annotations
@@ -18,11 +27,11 @@ from fractions import Fraction
 from typing import Optional
 
 from tieaware.exact import Exact, to_float
-from tieaware.params import cutoff, flag, relevant_total, threshold
-from tieaware.ranking import Ranking, flatten, groups
+from tieaware.params import cutoff, flag, nonrelevant_total, relevant_total, threshold
+from tieaware.ranking import Ranking, flatten, groups, judged_groups
 from tieaware.reference.orderings import orderings
 
-__all__ = ["r_precision", "success", "success_of"]
+__all__ = ["r_precision", "success", "success_of", "judged", "bpref", "bpref_of"]
 
 
 def success_of(o: Sequence[Fraction], k: int, rel: Fraction) -> int:
@@ -67,4 +76,67 @@ def success(r: Ranking, k: int, *, rel: object = 1, exact: bool = True) -> Exact
     t = threshold(rel)
     k = cutoff(k)
     value = _mean([Fraction(success_of(o, k, t)) for o in orderings(gs)])
+    return value if flag(exact, "exact") else to_float(value)
+
+
+#: A sortable stand-in for an unjudged document inside the enumeration (labels are >= 0).
+_UNJUDGED = Fraction(-1)
+
+
+def _coded(r: Ranking) -> tuple[tuple[Fraction, ...], ...]:
+    return tuple(tuple(_UNJUDGED if x is None else x for x in g) for g in judged_groups(r))
+
+
+def judged(r: Ranking, k: Optional[int] = None, *, exact: bool = True) -> Exact:
+    """Expected Judged@k: judged documents in the top k over min(k, length); ``None`` marks an unjudged one.
+
+    >>> judged([1, [None, 0, None]], 2)     # rank 2 is judged in 1 of 3 orders: (1 + 1/3) / 2
+    Fraction(2, 3)
+    >>> judged([1, None], 10)               # ir_measures: divided by the 2 documents, not by 10
+    Fraction(1, 2)
+    """
+    gs = _coded(r)
+    k = cutoff(k, optional=True)
+    depth = sum(len(g) for g in gs) if k is None else min(k, sum(len(g) for g in gs))
+    if depth == 0:
+        value = Fraction(0)
+    else:
+        value = _mean([Fraction(sum(1 for x in o[:depth] if x != _UNJUDGED), depth) for o in orderings(gs)])
+    return value if flag(exact, "exact") else to_float(value)
+
+
+def bpref_of(o: Sequence[Fraction], big_r: int, big_n: int, rel: Fraction) -> Fraction:
+    """trec_eval's bpref of one ordering (m_bpref.c's loop); -1 marks an unjudged document."""
+    nonrel, total = 0, Fraction(0)
+    for x in o:
+        if x == _UNJUDGED:
+            continue
+        if x < rel:
+            nonrel += 1
+        elif nonrel > 0:
+            total += 1 - Fraction(min(nonrel, big_r), min(big_r, big_n))
+        else:
+            total += 1
+    return total / big_r if big_r else Fraction(0)
+
+
+def bpref(
+    r: Ranking, num_rel: Optional[int] = None, num_nonrel: Optional[int] = None, *, rel: object = 1, exact: bool = True
+) -> Exact:
+    """Expected bpref, trec_eval's definition; ``None`` marks an unjudged document.
+
+    num_rel (R) and num_nonrel (N, judged non-relevant documents) default to
+    those in the ranking.
+
+    >>> bpref([[1, 0], 1])    # R=2, N=1: (1 0 1) gives (1 + 0)/2, (0 1 1) gives 0
+    Fraction(1, 4)
+    >>> bpref([None, [1, 0]], num_rel=2, num_nonrel=3)   # mean of 1/2 and (1 - 1/2)/2
+    Fraction(3, 8)
+    """
+    gs = _coded(r)
+    t = threshold(rel)
+    flat = [x for g in gs for x in g]
+    big_r = relevant_total(num_rel, sum(1 for x in flat if x >= t))
+    big_n = nonrelevant_total(num_nonrel, sum(1 for x in flat if 0 <= x < t))
+    value = _mean([bpref_of(o, big_r, big_n, t) for o in orderings(gs)])
     return value if flag(exact, "exact") else to_float(value)

@@ -114,8 +114,8 @@ def test_trec_eval_families_in_m(files, capsys):
 
 def test_trec_eval_sets(files, capsys):
     code, out, err = _run(capsys, *files, "--format", "trec", "-m", "official")
-    assert code == 0 and [line[0] for line in _lines(out)][:7] == [
-        "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank"
+    assert code == 0 and [line[0] for line in _lines(out)][:8] == [
+        "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank"
     ]
     assert err.startswith("tieaware eval: note: not computed by tieaware, left out: runid gm_map")
     _, default, _ = _run(capsys, *files, "--format", "trec")
@@ -135,7 +135,7 @@ def test_counters_alone(files, capsys):
 def test_trec_default_is_trec_eval_official_subset(capsys):
     _, out, _ = _run(capsys, "--format", "trec")
     names = [line[0] for line in _lines(out)]
-    assert names[:8] == ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P_5"]
+    assert names[:9] == ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P_5"]
     assert names[-1] == "P_1000"
 
 

@@ -93,3 +93,105 @@ def test_trec_eval_on_untied_input(seed):
     assert float(fast.r_precision(labels, num_rel)) == pytest.approx(got["Rprec"], abs=1e-12)
     for k in (1, 5, 10):
         assert float(fast.success(labels, k)) == got[f"success_{k}"]
+
+
+# ---- Judged@k and Bpref: None marks an unjudged document ----------------------
+
+
+def _counts(r, rel):
+    flat = [x for g in r for x in (g if isinstance(g, (list, tuple)) else [g])]
+    return sum(1 for x in flat if x is not None and x >= rel), sum(1 for x in flat if x is not None and x < rel)
+
+
+def _check_judged_bpref(r, k, rel):
+    assert fast.judged(r, k) == reference.judged(r, k), (r, k)
+    assert fast.judged(r) == reference.judged(r), r
+    rel_in, non_in = _counts(r, rel)
+    for num_rel in (None, rel_in, rel_in + 2):
+        for num_nonrel in (None, non_in + 1, non_in + 3):
+            got = fast.bpref(r, num_rel, num_nonrel, rel=rel)
+            assert got == reference.bpref(r, num_rel, num_nonrel, rel=rel), (r, num_rel, num_nonrel, rel)
+
+
+@pytest.mark.parametrize("n", range(1, 5))
+def test_exhaustive_judged_bpref(n):
+    for r in all_tied_rankings(n, (None, 0, 1)):
+        for k in range(1, n + 2):
+            _check_judged_bpref(r, k, 1)
+
+
+@pytest.mark.parametrize("n", range(1, 5))
+def test_exhaustive_judged_bpref_graded(n):
+    for r in all_tied_rankings(n, (None, 0, 1, 2)):
+        for rel in (1, 2):
+            _check_judged_bpref(r, n, rel)
+
+
+def test_judged_bpref_by_hand():
+    # Judged@2 of [1, [None, 0, None]]: rank 1 judged; rank 2 is the judged 0 in 1 of 3 orders.
+    assert fast.judged([1, [None, 0, None]], 2) == reference.judged([1, [None, 0, None]], 2) == Fraction(2, 3)
+    # Judged@4 of two documents: ir_measures divides by the 2 documents retrieved, not by 4.
+    assert fast.judged([1, None], 4) == reference.judged([1, None], 4) == Fraction(1, 2)
+    assert fast.judged([]) == reference.judged([]) == 0
+    # bpref of [[1, 0], 1], R=2, N=1: orders (1 0 1) -> (1 + 0)/2 and (0 1 1) -> 0; mean 1/4.
+    assert fast.bpref([[1, 0], 1]) == reference.bpref([[1, 0], 1]) == Fraction(1, 4)
+    # Unjudged documents are skipped by bpref: inserting them anywhere changes nothing.
+    assert fast.bpref([None, [1, None, 0], None, 1]) == fast.bpref([[1, 0], 1])
+    # Every other measure reads None as 0.
+    assert fast.precision([None, 1], 2) == fast.precision([0, 1], 2) == reference.precision([None, 1], 2)
+    # R = 0: 0, as trec_eval.
+    assert fast.bpref([0, None]) == reference.bpref([0, None]) == 0
+
+
+def test_judged_bpref_bad_arguments():
+    from tieaware.errors import TieawareError
+
+    with pytest.raises(TieawareError, match="num_nonrel"):
+        fast.bpref([0, 0, 1], num_nonrel=1)
+    with pytest.raises(TieawareError, match="num_nonrel"):
+        reference.bpref([0, 0, 1], num_nonrel=1)
+    with pytest.raises(TieawareError, match="k"):
+        fast.judged([1], 0)
+
+
+@given(rankings_with_cutoff())
+def test_hypothesis_judged_bpref(case):
+    r, k = case
+    # mark every document labelled 0 at an even flat position unjudged
+    i = iter(range(10**6))
+    marked = [[None if x == 0 and next(i) % 2 == 0 else x for x in g] if isinstance(g, (list, tuple)) else (None if g == 0 and next(i) % 2 == 0 else g) for g in r]
+    _check_judged_bpref(marked, k, 1)
+    assert fast.bpref(marked, exact=False) == pytest.approx(float(reference.bpref(marked)), abs=1e-12)
+    assert fast.judged(marked, k, exact=False) == pytest.approx(float(reference.judged(marked, k)), abs=1e-12)
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("seed", range(20))
+def test_trec_eval_bpref_on_untied_input(seed):
+    """trec_eval's bpref (via pytrec_eval) equals ours on untied rankings with unjudged documents."""
+    rng = random.Random(1000 + seed)
+    n = rng.randint(1, 15)
+    labels = [rng.choice((None, None, 0, 0, 1, 2)) for _ in range(n)]
+    run = {"q": {f"d{i}": float(n - i) for i in range(n)}}
+    qrels = {"q": {f"d{i}": x for i, x in enumerate(labels) if x is not None}}
+    qrels["q"].update({f"m{j}": rng.choice((0, 1)) for j in range(rng.randint(0, 3))})  # judged, not retrieved
+    qrels["q"].setdefault("m_extra", 1)
+    got = pytrec_eval.RelevanceEvaluator(qrels, {"bpref"}).evaluate(run)["q"]["bpref"]
+    num_rel = sum(1 for v in qrels["q"].values() if v >= 1)
+    num_nonrel = sum(1 for v in qrels["q"].values() if v < 1)
+    assert float(fast.bpref(labels, num_rel, num_nonrel)) == pytest.approx(got, abs=1e-12)
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("seed", range(10))
+def test_ir_measures_judged_on_untied_input(seed):
+    """ir_measures' Judged@k equals ours on untied rankings (ir_measures divides by min(k, retrieved))."""
+    ir_measures = pytest.importorskip("ir_measures")
+    rng = random.Random(2000 + seed)
+    n = rng.randint(1, 12)
+    labels = [rng.choice((None, 0, 1)) for _ in range(n)]
+    qrels = [ir_measures.Qrel("q", f"d{i}", x) for i, x in enumerate(labels) if x is not None] + [ir_measures.Qrel("q", "m", 1)]
+    run = [ir_measures.ScoredDoc("q", f"d{i}", float(n - i)) for i in range(n)]
+    for k in (1, 5, 10):
+        got = ir_measures.calc_aggregate([ir_measures.Judged @ k], qrels, run)[ir_measures.Judged @ k]
+        assert float(fast.judged(labels, k)) == pytest.approx(got, abs=1e-12)

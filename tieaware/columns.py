@@ -345,6 +345,9 @@ class Prepared:
     #: Run queries without qrels, and judged queries absent from the run.
     skipped_run: list[str]
     skipped_qrels: list[str]
+    #: Whether every row's document is judged (in the qrels); None when unknown.  Judged@k and
+    #: Bpref read it (an unjudged row has the label 0 like a judged non-relevant one).
+    judged: Optional[np.ndarray] = None
 
     @property
     def rows(self) -> int:
@@ -538,6 +541,7 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
 
     # labels of run rows: join on (query, docno) through 64-bit hashes, checked on the text
     label = np.zeros(n, dtype=np.int64)
+    seen = np.zeros(n, dtype=bool)
     jrows = np.flatnonzero(jkeep)
     if n and len(jrows):
         width = max(docno.dtype.itemsize, qrels.docno.dtype.itemsize)
@@ -550,11 +554,13 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
         if (sorted_keys[1:] == sorted_keys[:-1]).any():  # a hash collision inside the qrels: join by dict
             judged = {(int(q), d): int(x) for q, d, x in zip(jq[jrows], qrels.docno[jrows].tolist(), qrels_label[jrows])}
             label = np.fromiter((judged.get((int(q), d), 0) for q, d in zip(query, docno.tolist())), dtype=np.int64, count=n)
+            seen = np.fromiter(((int(q), d) in judged for q, d in zip(query, docno.tolist())), dtype=bool, count=n)
         else:
             match = jrows[jorder[pos[hit]]]
             truly = qrels.docno[match] == docno[hit]
             idx = np.flatnonzero(hit)[truly]
             label[idx] = qrels_label[match[truly]]
+            seen[idx] = True
 
     jorder2 = np.argsort(jq[jrows], kind="stable")
     judged_query = jq[jrows][jorder2]
@@ -578,6 +584,7 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
         trec_order=trec,
         skipped_run=[q.decode("utf-8") for q in run_names if q not in judged_names],
         skipped_qrels=[q.decode("utf-8") for q in qrels_names if q not in run_name_set],
+        judged=seen,
     )
 
 
@@ -635,7 +642,7 @@ def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = Fals
             distinct.setdefault(x, 0)
     label_values = sorted(distinct)
     number = {v: i for i, v in enumerate(label_values)}
-    query, label, group_start, query_start, jq, jl = [], [], [], [], [], []
+    query, label, group_start, query_start, jq, jl, seen = [], [], [], [], [], [], []
     row = 0
     for i, q in enumerate(queries):
         judged = qrels[q]
@@ -646,6 +653,7 @@ def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = Fals
             for d in g:
                 x = judged.get(d)
                 label.append(0 if x is None else number[x])
+                seen.append(x is not None)
             row += len(g)
         query.extend([i] * (row - query_start[-1]))
         jq.extend([i] * len(judged))
@@ -663,4 +671,5 @@ def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = Fals
         trec_order=None,
         skipped_run=[],
         skipped_qrels=[],
+        judged=np.array(seen, dtype=bool),
     )

@@ -74,6 +74,7 @@ def trec_eval_view(p: Prepared) -> Prepared:
         trec_order=None,
         skipped_run=p.skipped_run,
         skipped_qrels=p.skipped_qrels,
+        judged=None if p.judged is None else p.judged[order],
     )
 
 
@@ -116,6 +117,7 @@ def chunks(p: Prepared, rows: Optional[int] = None) -> list[Prepared]:
                 trec_order=None,
                 skipped_run=[],
                 skipped_qrels=[],
+                judged=None if p.judged is None else p.judged[lo:hi],
             )
         )
         first = last

@@ -155,7 +155,37 @@ def compute(
         return mod.r_precision(ranking, num_rel, rel=m.rel, exact=exact)
     if m.name == "Success":
         return mod.success(ranking, m.k, rel=m.rel, exact=exact)
+    if m.name == "Judged":
+        return mod.judged(ranking, m.k, exact=exact)  # None marks an unjudged document (see UNJUDGED)
+    if m.name == "Bpref":
+        nonrel = None if labels is None else sum(1 for x in labels if x < m.rel)
+        return mod.bpref(ranking, num_rel, nonrel, rel=m.rel, exact=exact)
     raise bad("measure", str(m), "is not evaluable on a run")  # a name added to names.MEASURES but not here
+
+
+#: Measures that tell an unjudged document (label None) from a judged non-relevant one.
+UNJUDGED = frozenset({"Judged", "Bpref"})
+
+
+class _Unjudged(dict):
+    """One query's qrels whose ``get`` answers None for an unjudged docno (run_ranking then writes None)."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return dict.get(self, key)
+
+
+def _mark_unjudged(ranking: list, seen: list) -> list:
+    """*ranking* (labels and tie groups, in row order) with None where *seen* is False."""
+    out: list = []
+    i = 0
+    for element in ranking:
+        if isinstance(element, list):
+            out.append([x if seen[i + j] else None for j, x in enumerate(element)])
+            i += len(element)
+        else:
+            out.append(element if seen[i] else None)
+            i += 1
+    return out
 
 
 def exact_mean(values: Sequence[Exact]) -> Exact:
@@ -263,9 +293,10 @@ def evaluate(
     else:
         to_rank = run_ranking if tie_break is None else trec_eval_ranking
         per_query = {}
+        marks = any(m.name in UNJUDGED for m in ms)
         for qid in _progress(queries, progress, tie_break):
             judged = qrels[qid]
-            ranking = to_rank(run[qid], judged)
+            ranking = to_rank(run[qid], _Unjudged(judged) if marks else judged)
             ideal = list(judged.values())
             try:
                 per_query[qid] = {str(m): compute(m, ranking, ideal=ideal, layer=layer, exact=exact) for m in ms}
@@ -385,6 +416,12 @@ def _per_query(
     query_end = p.query_start.tolist()[1:] + [p.rows]
     judged_ends = np.searchsorted(p.judged_query, np.arange(len(p.qids)), side="right").tolist()
     judged = p.judged_label.tolist()
+    marks = any(m.name in UNJUDGED for m in rest)
+    if marks:
+        if p.judged is None:
+            raise bad("measures", [str(m) for m in rest if m.name in UNJUDGED], "need to know which documents are judged")
+        seen = p.judged.tolist()
+        query_start_all = p.query_start.tolist()
     g, j0 = 0, 0
     for i in _progress(range(len(p.qids)), progress, tie_break, total=len(p.qids)):
         qid = p.qids[i]
@@ -395,6 +432,8 @@ def _per_query(
             g += 1
         ideal = [values[x] for x in judged[j0 : judged_ends[i]]]
         j0 = judged_ends[i]
+        if marks:  # None for the unjudged rows, read by Judged and Bpref (every other measure reads 0)
+            ranking = _mark_unjudged(ranking, seen[query_start_all[i] : query_end[i]])
         try:
             for m in rest:
                 per_query[qid][str(m)] = compute(m, ranking, ideal=ideal, layer=layer, exact=exact)

@@ -29,6 +29,8 @@ ERR[@k]   expected reciprocal rank, Chapelle      g_max: best judged grade
 RBO       rank-biased overlap of two rankings     p, variant, bound
 Rprec     R-precision: P@R with R = num_rel       rel
 Success@k 1 if a relevant doc is in the top k     rel
+Judged[@k] fraction of the top k that is judged   (unjudged: not in qrels)
+Bpref     trec_eval's bpref                       rel
 ========  =====================================  =========================
 
 trec_eval's names are accepted as aliases: ``P_5``, ``recall_10``, ``map``,
@@ -64,6 +66,8 @@ MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
     "ERR": (False, frozenset()),
     "Rprec": (False, frozenset({"rel"})),
     "Success": (True, frozenset({"rel"})),
+    "Judged": (False, frozenset()),
+    "Bpref": (False, frozenset({"rel"})),
     "RBO": (False, frozenset({"p", "variant", "bound"})),
 }
 
@@ -75,7 +79,7 @@ _BY_LOWER = {**{a.lower(): c for a, c in _ALIASES.items()}, **{n.lower(): n for 
 _TREC = re.compile(r"^(P|recall|map_cut|ndcg_cut|success)_(\d+)$", re.IGNORECASE)
 _TREC_NAMES = {"p": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG", "success": "Success"}
 #: Measures that take no cutoff: R-precision's depth is num_rel itself.
-_NO_CUTOFF = frozenset({"Rprec"})
+_NO_CUTOFF = frozenset({"Rprec", "Bpref"})
 _FORM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>[^@]+))?$")
 _DCG_GAINS = {"log2": "linear", "exp-log2": "exp2"}
 
@@ -176,7 +180,7 @@ def parse(text: str) -> Measure:
     elif needs_k:
         raise bad("measure", text, f"needs a cutoff, e.g. {name}@10")
     if k is not None and name in _NO_CUTOFF:
-        raise bad("measure", text, f"takes no cutoff: {name} cuts at R = num_rel")
+        raise bad("measure", text, f"takes no cutoff: {name} reads the whole ranking" if name == "Bpref" else f"takes no cutoff: {name} cuts at R = num_rel")
     params = []
     for part in filter(None, (m.group("params") or "").split(",")):
         key, eq, raw = part.partition("=")

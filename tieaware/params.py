@@ -13,7 +13,7 @@ from typing import Optional
 from tieaware.errors import bad
 from tieaware.exact import rational
 
-__all__ = ["cutoff", "threshold", "relevant_total", "probability", "flag", "grade_ceiling"]
+__all__ = ["cutoff", "threshold", "relevant_total", "nonrelevant_total", "probability", "flag", "grade_ceiling"]
 
 
 def cutoff(k: object, *, optional: bool = False) -> Optional[int]:
@@ -55,6 +55,21 @@ def relevant_total(num_rel: object, retrieved: int) -> int:
     if num_rel < retrieved:
         raise bad("num_rel", num_rel, f"must be >= the {retrieved} relevant documents in the ranking")
     return int(num_rel)
+
+
+def nonrelevant_total(num_nonrel: object, retrieved: int) -> int:
+    """Bpref's N (judged non-relevant documents), defaulting to those retrieved, never below them.
+
+    >>> nonrelevant_total(None, 2), nonrelevant_total(4, 2)
+    (2, 4)
+    """
+    if num_nonrel is None:
+        return retrieved
+    if isinstance(num_nonrel, bool) or not isinstance(num_nonrel, int):
+        raise bad("num_nonrel", num_nonrel, "must be an int or None")
+    if num_nonrel < retrieved:
+        raise bad("num_nonrel", num_nonrel, f"must be >= the {retrieved} judged non-relevant documents in the ranking")
+    return num_nonrel
 
 
 def probability(p: object) -> Fraction:

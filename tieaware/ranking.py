@@ -19,14 +19,14 @@ import math
 import sys
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Union
+from typing import Optional, Union
 
 from tieaware.errors import bad
 from tieaware.exact import _numpy_scalar, rational
 
-__all__ = ["Label", "Ranking", "Groups", "groups", "label", "from_scores", "flatten"]
+__all__ = ["Label", "Ranking", "Groups", "groups", "judged_groups", "label", "from_scores", "flatten"]
 
-Label = Union[int, Fraction, str, float]
+Label = Union[int, Fraction, str, float, None]
 #: The input form: labels and tie groups (lists or tuples of labels).
 Ranking = Sequence[Union[Label, Sequence[Label]]]
 #: The normal form both layers work on: a tuple of non-empty tuples of Fractions.
@@ -71,9 +71,30 @@ def groups(ranking: Ranking, argument: str = "ranking") -> Groups:
         if isinstance(element, group_types) and getattr(element, "ndim", 1) == 1:
             if not len(element):
                 raise bad(where, element, "is an empty tie group")
-            out.append(tuple(label(x, f"{where}[{j}]") for j, x in enumerate(element)))
+            out.append(tuple(_ZERO if x is None else label(x, f"{where}[{j}]") for j, x in enumerate(element)))
         else:
-            out.append((label(element, where),))
+            out.append((_ZERO if element is None else label(element, where),))
+    return tuple(out)
+
+
+_ZERO = Fraction(0)
+
+
+def judged_groups(ranking: Ranking, argument: str = "ranking") -> tuple[tuple[Optional[Fraction], ...], ...]:
+    """Like :func:`groups`, but an unjudged document (``None``) stays ``None``.
+
+    >>> judged_groups([None, [1, None]])
+    ((None,), (Fraction(1, 1), None))
+    """
+    gs = groups(ranking, argument)
+    out = []
+    for element, g in zip(ranking, gs):
+        if element is None:
+            out.append((None,))
+        elif hasattr(element, "__len__") and not isinstance(element, (str, bytes)):
+            out.append(tuple(None if x is None else y for x, y in zip(element, g)))
+        else:
+            out.append(g)
     return tuple(out)
 
 
