@@ -375,14 +375,18 @@ def _query_numbers(qid: np.ndarray) -> tuple[list[bytes], np.ndarray]:
 
 def _hash(strings: np.ndarray, width: int) -> np.ndarray:
     """A 64-bit hash of every byte string (FNV-style), the same for equal strings of any array width."""
-    codes = np.zeros((len(strings), width), dtype=np.uint8)
+    # 8 bytes at a time: the zero-padded codes read as little-endian 64-bit words
+    words = -(-max(width, 1) // 8)
+    codes = np.zeros((len(strings), words * 8), dtype=np.uint8)
     raw = strings.view(np.uint8).reshape(len(strings), strings.dtype.itemsize)
     codes[:, : raw.shape[1]] = raw
+    packed = codes.view("<u8")
     h = np.full(len(strings), 14695981039346656037, dtype=np.uint64)
     prime = np.uint64(1099511628211)
     with np.errstate(over="ignore"):
-        for c in range(width):
-            h = (h ^ codes[:, c].astype(np.uint64)) * prime
+        for c in range(words):
+            h = (h ^ packed[:, c]) * prime
+            h ^= h >> np.uint64(29)  # mix the high bits down, so later words spread over all of h
     return h
 
 
@@ -414,8 +418,10 @@ def _duplicates(table: Table, query: np.ndarray, what: str) -> None:
     if not len(table):
         return
     key = _key(query, _hash(table.docno, table.docno.dtype.itemsize))
-    order = np.argsort(key, kind="stable")
-    same = np.flatnonzero(key[order][1:] == key[order][:-1])
+    order = np.argsort(key)  # equal keys end up adjacent; the lines are ordered below
+    ordered = key[order]
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    del ordered
     for i in same:  # equal hashes: check the text (a collision is not a duplicate)
         a, b = order[i], order[i + 1]
         if query[a] == query[b] and table.docno[a] == table.docno[b]:
