@@ -122,3 +122,15 @@ def test_chunked_engine_equals_one_piece(monkeypatch):
         for q in want.queries:
             for m, v in want.per_query[q].items():
                 assert got.per_query[q][m] == pytest.approx(v, abs=1e-15), (q, m)
+
+
+def test_measures_added_to_compute_fall_back_in_float_mode():
+    # measures the engine does not know (h14a's Rprec, Success@k) go through compute() per query
+    from tieaware.trec import read_sample
+
+    qrels, run = read_sample()
+    got = evaluate(qrels, run, "Rprec Success@5 AP", exact=False)
+    want = evaluate(qrels, run, "Rprec Success@5 AP")
+    for q in want.queries:
+        for m, v in want.per_query[q].items():
+            assert got.per_query[q][m] == pytest.approx(to_float(v), abs=1e-12), (q, m)
