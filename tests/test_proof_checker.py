@@ -21,6 +21,7 @@ from tieaware.fast import rank_biased_overlap as fast_rbo
 from tieaware.fast import rbo_kernels
 from tieaware.fast.err import err_group
 from tieaware.fast.kernels import ap_slot, expected_hits, first_relevant_weights, pair_fraction, rr_group
+from tieaware.fast.trec_measures import bpref_from
 from tieaware.proofs import THEOREMS
 
 
@@ -208,6 +209,9 @@ WRONG = [
     ("Success@k", {"kernel": lambda m, r, n: Fraction(n - r, n) ** m}),  # drawn with replacement
     ("Success@k", {"kernel": lambda m, r, n: Fraction(comb(n - r, m + 1), comb(n, m + 1))}),  # one slot too many
     ("Success@k", {"compose": lambda summary, k, kernel: 1 - kernel(min(summary[0].size, k), int(summary[0].relevant), summary[0].size)}),  # first group only
+    ("Bpref", {"kernel": lambda above, a, big_r: (a + 1) * above + a * (a + 1) // 2}),  # min(., R) cap forgotten
+    ("Bpref", {"kernel": lambda above, a, big_r: (a + 1) * min(above, big_r)}),  # ties resolved optimistically (X = 0)
+    ("Bpref", {"compose": lambda counts, big_r, big_n, kernel: bpref_from(counts, big_r, big_r, kernel=kernel)}),  # divides by R, not min(R, N)
 ]
 
 
