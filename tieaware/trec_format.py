@@ -328,7 +328,7 @@ def expand_families(spec: str) -> str:
     counters are :func:`split_counters`'s):
 
     >>> expand_families("official").split()[:3]
-    ['AP', 'Rprec', 'RR']
+    ['AP', 'Rprec', 'Bpref']
     >>> expand_families("P.5,5")
     Traceback (most recent call last):
     ...
