@@ -63,3 +63,41 @@ def test_cli_lower_case_names_evaluate(capsys):
     assert main(["eval", "-m", "p@5 map", "--float"]) == 0
     out, _ = capsys.readouterr()
     assert "P@5" in out and "AP" in out
+
+
+@pytest.mark.parametrize(
+    "measure, message",
+    [
+        ("P(rel=0)@5", "needs rel > 0"),
+        ("AP(rel=-1)", "needs rel > 0"),
+        ("P@0", "needs a cutoff @k with k an int >= 1"),
+        ("nDCG@x", "needs a cutoff @k with k an int >= 1"),
+        ("nDCG(dcg=exp)@10", "has dcg='exp'"),
+        ("RBO(variant=c)", "has variant='c'"),
+        ("RBO(bound=top)", "has bound='top'"),
+        ("Rprec@5", "takes no cutoff"),
+        ("Bpref@5", "takes no cutoff"),
+        ("Judged(rel=2)@5", "has parameter 'rel=2'; Judged takes none"),
+        ("Success", "needs a cutoff, e.g. Success@10"),
+        ("bpref(p=0.5)", "has parameter 'p=0.5'; Bpref takes ['rel']"),
+    ],
+)
+def test_parameters_are_checked_when_parsed(measure, message):
+    with pytest.raises(TieawareError, match="^measure ") as info:
+        parse(measure)
+    assert message in str(info.value) and repr(measure) in str(info.value)
+
+
+@pytest.mark.parametrize("measure", ["P(rel=0)@5", "Rprec@5", "Judged(rel=2)@5", "nDCG(dcg=exp)@10"])
+def test_cli_bad_parameter_is_one_line_exit_2(capsys, measure):
+    code = main(["eval", "-m", f"AP {measure}"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith("tieaware eval: error: measure ") and repr(measure) in err
+    assert "query" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("spelling, canonical", [("bpref", "Bpref"), ("BPREF(rel=2)", "Bpref(rel=2)"), ("judged@10", "Judged@10"),
+                                                 ("rprec", "Rprec"), ("success_5", "Success@5"), ("SUCCESS@1", "Success@1")])
+def test_new_measure_names(spelling, canonical):
+    assert str(parse(spelling)) == canonical

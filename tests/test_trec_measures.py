@@ -195,3 +195,37 @@ def test_ir_measures_judged_on_untied_input(seed):
     for k in (1, 5, 10):
         got = ir_measures.calc_aggregate([ir_measures.Judged @ k], qrels, run)[ir_measures.Judged @ k]
         assert float(fast.judged(labels, k)) == pytest.approx(got, abs=1e-12)
+
+
+def test_eval_paths_agree_on_unjudged(tmp_path, capsys):
+    """Judged and Bpref through evaluate (dict path, exact and float) and the CLI (column path) agree."""
+    import json
+
+    from tieaware.cli import main
+    from tieaware.evaluate import evaluate
+    from tieaware.trec import parse_qrels, parse_run
+
+    qrels_lines = ["q1 0 a 1", "q1 0 b 0", "q1 0 c 2", "q1 0 z 1", "q1 0 y 0", "q2 0 a 0", "q2 0 x 1"]
+    # ties: q1 has (b, u1, c) tied, u1 and u2 unjudged; q2 has (a, u3) tied
+    run_lines = ["q1 Q0 a 1 3 r", "q1 Q0 b 2 2 r", "q1 Q0 u1 3 2 r", "q1 Q0 c 4 2 r", "q1 Q0 u2 5 1 r",
+                 "q2 Q0 a 1 1 r", "q2 Q0 u3 2 1 r"]  # fmt: skip
+    measures = "Rprec Bpref Success@2 Judged@3 Judged"
+    ev = evaluate(parse_qrels(qrels_lines), parse_run(run_lines), measures)
+    # by hand, q1: R=3 (a, c, z), N=2 (b, y); ranking [1, [0, None, 2], None]
+    assert ev.per_query["q1"]["Bpref"] == fast.bpref([1, [0, None, 2], None], 3, 2) == reference.bpref([1, [0, None, 2], None], 3, 2)
+    assert ev.per_query["q1"]["Judged@3"] == reference.judged([1, [0, None, 2], None], 3) == Fraction(7, 9)
+    assert ev.per_query["q2"]["Bpref"] == reference.bpref([[0, None]], 1, 1) == 0
+    floats = evaluate(parse_qrels(qrels_lines), parse_run(run_lines), measures, exact=False)
+    for q in ("q1", "q2"):
+        for name in ev.per_query[q]:
+            assert floats.per_query[q][name] == pytest.approx(float(ev.per_query[q][name]), abs=1e-12)
+    (tmp_path / "q").write_text("\n".join(qrels_lines) + "\n")
+    (tmp_path / "r").write_text("\n".join(run_lines) + "\n")
+    for extra in ([], ["--float"]):
+        assert main(["eval", "-m", measures, str(tmp_path / "q"), str(tmp_path / "r"), "--format", "json", "--per-query", *extra]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert "Bpref" in json.dumps(out) and "Judged@3" in json.dumps(out)
+    assert main(["eval", "-m", measures, str(tmp_path / "q"), str(tmp_path / "r")]) == 0
+    table = capsys.readouterr().out
+    mean = (ev.mean["Bpref"].numerator, ev.mean["Bpref"].denominator)
+    assert f"{mean[0]}/{mean[1]}" in table

@@ -142,6 +142,10 @@ def _param(measure: str, key: str, raw: str) -> Any:
             # blamed on the first query evaluated.
             raise bad("measure", measure, f"needs p strictly between 0 and 1 (p={raw})")
         return value
+    # RBO's choices, checked here too, so no bad value waits for the first ranking
+    choices = {"variant": ("w", "a", "b"), "bound": ("min", "max", "ext", "res")}.get(key)
+    if choices is not None and raw not in choices:
+        raise bad("measure", measure, f"has {key}={raw!r}; use one of {list(choices)}")
     return raw
 
 
