@@ -57,11 +57,19 @@ def test_empty_group(layer, measure):
 
 @pytest.mark.parametrize("layer", LAYERS)
 @pytest.mark.parametrize("measure", MEASURES)
-@pytest.mark.parametrize("value", [-1, Fraction(-1, 2), "-0.5", "abc", None, math.nan, math.inf, True, "1/0"])
+@pytest.mark.parametrize("value", [-1, Fraction(-1, 2), "-0.5", "abc", math.nan, math.inf, True, "1/0"])
 def test_bad_label(layer, measure, value):
     # As a singleton group and inside a tie group.
     raises_naming("ranking[1]", value, lambda: MEASURES[measure](layer, r=(1, value)))
     raises_naming("ranking[1][1]", value, lambda: MEASURES[measure](layer, r=(1, [0, value])))
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+@pytest.mark.parametrize("measure", MEASURES)
+def test_none_label_is_unjudged_and_reads_as_0(layer, measure):
+    # None marks an unjudged document (issue 14: Judged@k, Bpref); every other measure reads it as 0.
+    assert MEASURES[measure](layer, r=(1, None)) == MEASURES[measure](layer, r=(1, 0))
+    assert MEASURES[measure](layer, r=(1, [0, None])) == MEASURES[measure](layer, r=(1, [0, 0]))
 
 
 @pytest.mark.parametrize("layer", LAYERS)
