@@ -113,3 +113,13 @@ def test_columns_path_equals_the_mapping_path(tmp_path):
         expected = evaluate_spread(read_qrels(q), read_run(r), measures, exact=exact)
         got = evaluate_spread_prepared(prepare(read_table(q, "qrels"), read_table(r, "run")), measures, exact=exact)
         assert got == expected
+
+
+def test_a_measure_without_spread_is_refused_before_any_query(capsys):
+    """Refused when the measures are read, naming the measure, not blamed on a query."""
+    from tieaware.cli import main
+
+    assert main(["eval", "--spread", "-m", "AP Bpref"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1
+    assert "got 'Bpref'" in err and "has no spread" in err and "query" not in err

@@ -163,6 +163,18 @@ class Spread:
     queries: int
 
 
+def _spreadable(ms: tuple) -> tuple:
+    """Refuse, before any query is read, a measure whose spread is not computed (not blamed on a query)."""
+    from tieaware.fast.tie_spread import SPREAD_MEASURES
+
+    for m in ms:
+        if m.name not in SPREAD_MEASURES and m.name != "RBO":  # RBO gets its own message
+            raise bad(
+                "measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(SPREAD_MEASURES))}"
+            )
+    return ms
+
+
 def spread(per_query: Mapping[str, Mapping[str, QueryStats]], measures: Iterable[str], exact: bool = True) -> dict[str, Spread]:
     """Per measure, the :class:`Spread` from per-query stats ({qid: {measure: QueryStats}}).
 
@@ -210,7 +222,7 @@ def evaluate_spread(
     >>> s.min_mean, s.max_mean, s.sd_mean, s.queries_moved
     (Fraction(0, 1), Fraction(1, 1), Fraction(1, 2), 1)
     """
-    ms = measure_list(measures)
+    ms = _spreadable(measure_list(measures))
     exact = flag(exact, "exact")
     _layer(layer)
     queries = tuple(sorted((q for q in run if q in qrels), key=natural_key))
@@ -250,7 +262,7 @@ def evaluate_spread_prepared(
     """
     import numpy as np
 
-    ms = measure_list(measures)
+    ms = _spreadable(measure_list(measures))
     exact = flag(exact, "exact")
     _layer(layer)
     values = prepared.label_values
@@ -337,7 +349,7 @@ def compare_runs(
 
     Raises TieawareError when no query is shared.
     """
-    ms = measure_list(measures)
+    ms = _spreadable(measure_list(measures))
     exact = flag(exact, "exact")
     _layer(layer)
     for m in ms:
