@@ -93,5 +93,6 @@ def test_rbo_needs_p():
 
 
 def test_bad_variant_is_named():
-    with pytest.raises(TieawareError, match=r"variant must be \"w\", \"a\" or \"b\", got 'z'"):
+    # Checked when the measure name is parsed: the message names the measure and the value.
+    with pytest.raises(TieawareError, match=r"measure has variant='z'; use one of \['w', 'a', 'b'\], got 'RBO\(p=0.9, variant=z\)'"):
         implementation(lambda S, L: 1.0, "RBO(p=0.9, variant=z)")
