@@ -18,6 +18,7 @@ from tieaware.reference.measures import average_precision, dcg, f1, ndcg, precis
 from tieaware.reference.orderings import get_ordering_limit, ordering_limit
 from tieaware.reference.rank_biased_overlap import rbo, rbo_bounds
 from tieaware.reference.rbo_uncertainty import rbo_best, rbo_variance, rbo_worst
+from tieaware.reference.uncertainty import best, distribution, variance, worst
 from tieaware.reference.trec_measures import bpref, judged, r_precision, success
 from tieaware.reference.rbp import rbp, rbp_residual
 from tieaware.reference.err import err
@@ -38,6 +39,10 @@ __all__ = [
     "rbp",
     "rbp_residual",
     "err",
+    "worst",
+    "best",
+    "variance",
+    "distribution",
     "r_precision",
     "success",
     "ordering_limit",

@@ -1,0 +1,125 @@
+"""How much a measure moves over tie-breakings, by brute force: worst, best, variance, distribution.
+
+Every ordering consistent with the ties is enumerated (the orderings are
+equally likely), the ordinary tie-oblivious value of the measure is computed
+on each through the reference layer (:func:`tieaware.evaluate.compute` with
+``layer="reference"`` on the untied ordering), and the minimum, maximum,
+exact variance and exact probability mass function are read off that list.
+Nothing here knows a closed form; :mod:`tieaware.fast.uncertainty` has the
+same names and signatures, and the tests prove the two equal.
+
+*measure* is any name :func:`tieaware.evaluate.compute` accepts (``"AP@10"``,
+``"P(rel=2)@5"``, ``"nDCG@10"``...), *ideal* every judged label of the query
+(num_rel, nDCG's ideal, ERR's g_max), as in compute.  For ``"RBO(p=...)"``
+the ranking is a pair (S, L) and the tie-breakings are those of both lists
+(:mod:`tieaware.reference.rbo_uncertainty`; no distribution).
+
+>>> worst("P@1", [[1, 0]]), best("P@1", [[1, 0]]), variance("P@1", [[1, 0]])
+(Fraction(0, 1), Fraction(1, 1), Fraction(1, 4))
+>>> sorted(distribution("RR", [[0, 1, 0]]).items())    # the relevant document at rank 1, 2 or 3
+[(Fraction(1, 3), Fraction(1, 3)), (Fraction(1, 2), Fraction(1, 3)), (Fraction(1, 1), Fraction(1, 3))]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any, Optional
+
+from tieaware.errors import bad
+from tieaware.evaluate import compute
+from tieaware.exact import Exact, to_float
+from tieaware.names import Measure, parse
+from tieaware.params import flag
+from tieaware.ranking import Ranking, groups
+from tieaware.reference import rbo_uncertainty
+from tieaware.reference.orderings import orderings
+
+__all__ = ["worst", "best", "variance", "distribution"]
+
+
+def _measure(measure: Any) -> Measure:
+    return measure if isinstance(measure, Measure) else parse(measure)
+
+
+def _values(m: Measure, ranking: Ranking, ideal: Optional[Sequence[object]]) -> list[Exact]:
+    """The exact value on every ordering consistent with the ties (with repeats: each ordering once)."""
+    return [compute(m, list(o), ideal=ideal, layer="reference") for o in orderings(groups(ranking))]
+
+
+def _rbo(m: Measure, ranking: Any, what: str, exact: bool) -> Exact:
+    if not isinstance(ranking, (tuple, list)) or len(ranking) != 2:
+        raise bad("ranking", ranking, "must be a pair (S, L) of rankings for RBO")
+    S, L = ranking
+    p = m.param("p")
+    if p is None:
+        raise bad("measure", str(m), "needs p, e.g. RBO(p=0.9)")
+    return getattr(rbo_uncertainty, f"rbo_{what}")(S, L, p, bound=m.param("bound", "ext"), exact=exact)
+
+
+def _out(value: Exact, exact: bool) -> Exact:
+    return value if exact else to_float(value)
+
+
+def worst(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None, *, exact: bool = True) -> Exact:
+    """The smallest value of *measure* over every ordering consistent with the ties.
+
+    >>> worst("AP", [[1, 0], 1])     # 0 1 1: (1/2 + 2/3) / 2
+    Fraction(7, 12)
+    """
+    m, exact = _measure(measure), flag(exact, "exact")
+    if m.name == "RBO":
+        return _rbo(m, ranking, "worst", exact)
+    return _out(min(_values(m, ranking, ideal)), exact)
+
+
+def best(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None, *, exact: bool = True) -> Exact:
+    """The largest value of *measure* over every ordering consistent with the ties.
+
+    >>> best("AP", [[1, 0], 1])      # 1 0 1: (1 + 2/3) / 2
+    Fraction(5, 6)
+    """
+    m, exact = _measure(measure), flag(exact, "exact")
+    if m.name == "RBO":
+        return _rbo(m, ranking, "best", exact)
+    return _out(max(_values(m, ranking, ideal)), exact)
+
+
+def variance(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None, *, exact: bool = True) -> Exact:
+    """The exact variance of *measure* under the uniform tie-breaking: the mean squared deviation.
+
+    >>> variance("AP", [[1, 0], 1])   # 5/6 or 7/12, even odds: (1/8)^2
+    Fraction(1, 64)
+
+    Beware: for DCG and nDCG the value is an exact sympy expression of logs,
+    not simplified.
+    """
+    m, exact = _measure(measure), flag(exact, "exact")
+    if m.name == "RBO":
+        return _rbo(m, ranking, "variance", exact)
+    values = _values(m, ranking, ideal)
+    n = len(values)
+    if all(isinstance(v, Fraction) for v in values):
+        mean = sum(values, Fraction(0)) / n
+        return _out(sum(((v - mean) ** 2 for v in values), Fraction(0)) / n, exact)
+    import sympy  # DCG and nDCG: log discounts
+
+    symbolic = [sympy.sympify(v) for v in values]
+    mean = sympy.Add(*symbolic) / n
+    return _out(sympy.Add(*((v - mean) ** 2 for v in symbolic)) / n, exact)
+
+
+def distribution(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None, *, exact: bool = True) -> dict:
+    """The exact probability mass function {value: probability} over tie-breakings.
+
+    >>> sorted(distribution("P@2", [[1, 1, 0, 0]]).items())   # hypergeometric: 0, 1 or 2 relevant in the top 2
+    [(Fraction(0, 1), Fraction(1, 6)), (Fraction(1, 2), Fraction(2, 3)), (Fraction(1, 1), Fraction(1, 6))]
+    """
+    m, exact = _measure(measure), flag(exact, "exact")
+    if m.name == "RBO":
+        raise bad("measure", str(m), "has no distribution here; use worst, best and variance")
+    values = _values(m, ranking, ideal)
+    pmf: dict[Any, Fraction] = {}
+    for v in values:
+        pmf[v] = pmf.get(v, Fraction(0)) + Fraction(1, len(values))
+    return pmf if exact else {to_float(v): float(q) for v, q in pmf.items()}
