@@ -28,6 +28,7 @@ from tieaware.fast import rbo_uncertainty
 from tieaware.fast.tie_spread import SpreadStats, spread_stats
 from tieaware.names import Measure, parse
 from tieaware.params import flag
+from tieaware.rbo_input import measure_pair
 
 __all__ = ["worst", "best", "variance", "distribution"]
 
@@ -37,13 +38,8 @@ def _measure(measure: Any) -> Measure:
 
 
 def _rbo(m: Measure, ranking: Any, what: str, exact: bool) -> Exact:
-    if not isinstance(ranking, (tuple, list)) or len(ranking) != 2:
-        raise bad("ranking", ranking, "must be a pair (S, L) of rankings for RBO")
-    S, L = ranking
-    p = m.param("p")
-    if p is None:
-        raise bad("measure", str(m), "needs p, e.g. RBO(p=0.9)")
-    return getattr(rbo_uncertainty, f"rbo_{what}")(S, L, p, bound=m.param("bound", "ext"), exact=exact)
+    S, L, p, bound = measure_pair(m, ranking)
+    return getattr(rbo_uncertainty, f"rbo_{what}")(S, L, p, bound=bound, exact=exact)
 
 
 def _stats(m: Measure, ranking: Any, ideal: Optional[Sequence[object]], exact: bool, pmf: bool = False) -> SpreadStats:

@@ -31,6 +31,7 @@ from tieaware.evaluate import compute
 from tieaware.exact import Exact, to_float
 from tieaware.names import Measure, parse
 from tieaware.params import flag
+from tieaware.rbo_input import measure_pair
 from tieaware.ranking import Ranking, groups
 from tieaware.reference import rbo_uncertainty
 from tieaware.reference.orderings import orderings
@@ -48,13 +49,8 @@ def _values(m: Measure, ranking: Ranking, ideal: Optional[Sequence[object]]) -> 
 
 
 def _rbo(m: Measure, ranking: Any, what: str, exact: bool) -> Exact:
-    if not isinstance(ranking, (tuple, list)) or len(ranking) != 2:
-        raise bad("ranking", ranking, "must be a pair (S, L) of rankings for RBO")
-    S, L = ranking
-    p = m.param("p")
-    if p is None:
-        raise bad("measure", str(m), "needs p, e.g. RBO(p=0.9)")
-    return getattr(rbo_uncertainty, f"rbo_{what}")(S, L, p, bound=m.param("bound", "ext"), exact=exact)
+    S, L, p, bound = measure_pair(m, ranking)
+    return getattr(rbo_uncertainty, f"rbo_{what}")(S, L, p, bound=bound, exact=exact)
 
 
 def _out(value: Exact, exact: bool) -> Exact:

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, Union
 from tieaware.errors import bad
 
 __all__ = [
+    "measure_pair",
     "Item",
     "Groups",
     "VARIANTS",
@@ -196,3 +197,21 @@ def bound_name(bound: object) -> str:
     if bound not in BOUNDS or not isinstance(bound, str):
         raise bad("bound", bound, 'must be "min", "max", "ext" or "res"')
     return bound
+
+
+def measure_pair(measure: Any, ranking: object) -> tuple[object, object, Any, str]:
+    """(S, L, p, bound) for an ``RBO(p=...)`` measure applied to ``ranking = (S, L)``.
+
+    Both layers' worst/best/variance take RBO this way; the checks live here once.
+
+    >>> from tieaware.names import parse
+    >>> measure_pair(parse("RBO(p=0.5)"), (["a"], ["b"]))
+    (['a'], ['b'], Fraction(1, 2), 'ext')
+    """
+    if not isinstance(ranking, (tuple, list)) or len(ranking) != 2:
+        raise bad("ranking", ranking, "must be a pair (S, L) of rankings for RBO")
+    p = measure.param("p")
+    if p is None:
+        raise bad("measure", str(measure), "needs p, e.g. RBO(p=0.9)")
+    S, L = ranking
+    return S, L, p, measure.param("bound", "ext")
