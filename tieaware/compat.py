@@ -97,6 +97,9 @@ class Evaluator:
         tie_break: Optional[str] = None,
         layer: str = "fast",
     ) -> None:
+        # Checked here, where every entry point (calc_aggregate, iter_calc, evaluator) passes.
+        if exact and fast_float:
+            raise bad("fast_float", fast_float, "cannot be combined with exact=True")
         self._measures = _measures(measures)
         self._qrels = to_qrels(qrels)
         self._exact = exact
@@ -156,8 +159,6 @@ def calc_aggregate(
     float arithmetic (big runs; not with *exact*).  *tie_break*: None
     (tie-aware) or ``"trec_eval"`` (ir_measures' own numbers).
     """
-    if exact and fast_float:
-        raise bad("fast_float", fast_float, "cannot be combined with exact=True")
     return Evaluator(measures, qrels, exact=exact, fast_float=fast_float, tie_break=tie_break, layer=layer).calc_aggregate(run)
 
 
@@ -172,6 +173,4 @@ def iter_calc(
     layer: str = "fast",
 ) -> Iterator[Metric]:
     """Tie-aware ``ir_measures.iter_calc``: :class:`Metric` ``(query_id, measure, value)`` per query."""
-    if exact and fast_float:
-        raise bad("fast_float", fast_float, "cannot be combined with exact=True")
     return Evaluator(measures, qrels, exact=exact, fast_float=fast_float, tie_break=tie_break, layer=layer).iter_calc(run)
