@@ -374,7 +374,7 @@ def _query_numbers(qid: np.ndarray) -> tuple[list[bytes], np.ndarray]:
 
 
 def _hash(strings: np.ndarray, width: int) -> np.ndarray:
-    """A 64-bit hash of every byte string (FNV-style), the same for equal strings of any array width."""
+    """A 64-bit hash of every byte string (FNV-style); equal strings hash alike when read at the same *width*."""
     # 8 bytes at a time: the zero-padded codes read as little-endian 64-bit words
     words = -(-max(width, 1) // 8)
     codes = np.zeros((len(strings), words * 8), dtype=np.uint8)
@@ -390,9 +390,50 @@ def _hash(strings: np.ndarray, width: int) -> np.ndarray:
     return h
 
 
+def _codes(texts: np.ndarray) -> np.ndarray:
+    """Byte strings of at most 8 bytes as distinct uint64 codes (their NUL-padded bytes)."""
+    padded = np.zeros((len(texts), 8), dtype=np.uint8)
+    padded[:, : texts.dtype.itemsize] = texts.view(np.uint8).reshape(len(texts), texts.dtype.itemsize)
+    return padded.view("<u8").reshape(-1)
+
+
+#: :func:`_first_and_inverse` looks for the distinct values in a sample of this many first.
+_SAMPLE = 1 << 16
+
+
+def _first_and_inverse(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_index=True, return_inverse=True)[1:]``, fast when few values are distinct.
+
+    The distinct values of a leading sample are looked up for every code with
+    one binary search in a short, cached array; only if some code is missing
+    from the sample does the full sort run.
+    """
+    sample = np.unique(codes[:_SAMPLE])
+    if len(sample) * 16 <= min(len(codes), _SAMPLE):
+        where = np.minimum(np.searchsorted(sample, codes), len(sample) - 1)
+        if (sample[where] == codes).all():
+            first = np.full(len(sample), len(codes), dtype=np.int64)
+            lo, step = 0, _SAMPLE
+            while lo < len(codes) and (first == len(codes)).any():  # first appearances, block by block
+                seen, at = np.unique(where[lo : lo + step], return_index=True)
+                first[seen] = np.minimum(first[seen], at + lo)
+                lo, step = lo + step, step * 4
+            return first, where  # every sample value occurs in the sample, so every first is found
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
 def _key(query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        return docno_hash * np.uint64(0x9E3779B97F4A7C15) + query.astype(np.uint64)
+    """A 64-bit key of (query, docno); equal pairs give equal keys, a collision is checked on the text.
+
+    The query number fills the high bits (up to 2**24 queries), so the keys of
+    one query are close together: the join's binary searches then stay in one
+    small, cached stretch of the qrels' keys (about 4x faster than spread keys).
+    """
+    if len(query) and int(query.max()) >= 1 << 24:
+        with np.errstate(over="ignore"):
+            return docno_hash * np.uint64(0x9E3779B97F4A7C15) + query.astype(np.uint64)
+    return (query.astype(np.uint64) << np.uint64(40)) | (docno_hash >> np.uint64(24))
 
 
 def _labels(qrels: Table) -> tuple[list[Fraction], np.ndarray]:
@@ -413,11 +454,17 @@ def _labels(qrels: Table) -> tuple[list[Fraction], np.ndarray]:
     return distinct, remap[inverse]
 
 
-def _duplicates(table: Table, query: np.ndarray, what: str) -> None:
+def _duplicates(table: Table, query: np.ndarray, what: str, docno_hash: Optional[np.ndarray] = None) -> None:
     """Refuse a docno given twice for one query, naming both lines."""
     if not len(table):
         return
-    key = _key(query, _hash(table.docno, table.docno.dtype.itemsize))
+    if docno_hash is None:
+        docno_hash = _hash(table.docno, table.docno.dtype.itemsize)
+    key = _key(query, docno_hash)
+    # A plain sort is cheaper than an argsort: pay for the argsort only when two keys are equal.
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return
     order = np.argsort(key)  # equal keys end up adjacent; the lines are ordered below
     ordered = key[order]
     same = np.flatnonzero(ordered[1:] == ordered[:-1])
@@ -430,14 +477,21 @@ def _duplicates(table: Table, query: np.ndarray, what: str) -> None:
             raise TieawareError(f"{table.name}:{second}: {what.format(docno=docno, qid=qid)} (first on line {first})")
 
 
-def _scores(run: Table) -> np.ndarray:
-    """Every run row's score as a double, validated as :func:`check_number` does, mostly in numpy."""
+def _scores(run: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every run row's score as a double, validated as :func:`check_number` does, mostly in numpy.
+
+    Returns (score of every row, text number of every row, score of every
+    text number).  Rows with equal text numbers have equal score texts (rows
+    with different numbers may still have equal texts).
+    """
     heads, run_of = _distinct(run.value)
     # Few distinct scores (heavy ties): parse each distinct text once, found by hashing.
     if len(heads) > 1000:
-        h = _hash(run.value[heads], run.value.dtype.itemsize)
-        _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
-        if len(first) * 2 < len(heads) and (run.value[heads] == run.value[heads][first][inverse]).all():
+        texts = run.value[heads]
+        exact_codes = texts.dtype.itemsize <= 8  # a NUL-padded text of <= 8 bytes is its own 64-bit code
+        h = _codes(texts) if exact_codes else _hash(texts, texts.dtype.itemsize)
+        first, inverse = _first_and_inverse(h)
+        if len(first) * 2 < len(heads) and (exact_codes or (texts == texts[first][inverse]).all()):
             order = np.argsort(first)  # keep file order, so the first bad text is the first reported
             rank = np.empty_like(order)
             rank[order] = np.arange(len(order))
@@ -463,7 +517,7 @@ def _scores(run: Table) -> np.ndarray:
         for i in np.flatnonzero(plain).tolist():
             check_number(texts[i].decode("utf-8"), "score", f"{run.name}:{int(run.line[heads[i]])}")
         raise
-    return values[run_of]
+    return values[run_of], run_of, values
 
 
 def _simple_decimals(codes: np.ndarray, candidates: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -507,10 +561,14 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
     """
     qrels_names, qrels_query = _query_numbers(qrels.qid)
     run_names, run_query_all = _query_numbers(run.qid)
+    # The run's docnos are hashed once, for the duplicate check and for the join, so at the
+    # width of the wider docno column (the hash of a string depends on the width it is read at).
+    width = max(run.docno.dtype.itemsize, qrels.docno.dtype.itemsize)
+    run_hash_all = _hash(run.docno, width)
     _duplicates(qrels, qrels_query, "duplicate judgement of docno {docno!r} for query {qid!r}")
-    _duplicates(run, run_query_all, "duplicate docno {docno!r} for query {qid!r}")
+    _duplicates(run, run_query_all, "duplicate docno {docno!r} for query {qid!r}", run_hash_all)
     label_values, qrels_label = _labels(qrels)
-    score_all = _scores(run)
+    score_all, text_all, text_values = _scores(run)
 
     judged_names = set(qrels_names)
     run_name_set = set(run_names)
@@ -521,27 +579,36 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
     row_query = to_kept[run_query_all] if len(run) else np.array([], dtype=np.int64)
     keep = row_query >= 0
     if keep.all():  # the usual case: no copies
-        query, score, docno, text = row_query, score_all, run.docno, run.value
+        source = np.arange(len(run), dtype=np.int64)
+        query, score, text_id, run_hash = row_query, score_all, text_all, run_hash_all
     else:
-        rows = np.flatnonzero(keep)
-        query, score, docno, text = row_query[rows], score_all[rows], run.docno[rows], run.value[rows]
-    del keep, score_all, row_query, run_query_all
+        source = np.flatnonzero(keep)
+        query, score, text_id, run_hash = row_query[source], score_all[source], text_all[source], run_hash_all[source]
+    del keep, score_all, text_all, row_query, run_query_all, run_hash_all
     # qrels rows of evaluated queries, in the same numbering
     q_to_kept = np.array([number.get(q, -1) for q in qrels_names], dtype=np.int64)
     jq = q_to_kept[qrels_query] if len(qrels) else np.array([], dtype=np.int64)
     jkeep = jq >= 0
 
-    # sort by query, then score descending (stable: file order among equal doubles)
-    order = np.lexsort((-score, query))
-    query, score, docno, text = query[order], score[order], docno[order], text[order]
+    # Sort by query, then score descending (stable: file order among equal doubles).  The
+    # byte-string columns (docno, score text) are not permuted: `source` maps every sorted
+    # row to its line of the run, and they are read through it where needed.
+    order = _query_score_order(query, score, text_id, text_values)
+    query, score, text_id, run_hash, source = query[order], score[order], text_id[order], run_hash[order], source[order]
     n = len(query)
     boundary = np.ones(n, dtype=bool)
     if n:
         same_double = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
         boundary[1:] = ~same_double
-        differ = same_double & (text[1:] != text[:-1])
-        if differ.any():
-            _exact_regroup(differ, boundary, [query, score, docno, text], order)
+        # equal text numbers mean equal texts; different numbers are checked on the text itself
+        maybe = np.flatnonzero(same_double & (text_id[1:] != text_id[:-1]))
+        if len(maybe):
+            differ = np.zeros(n - 1, dtype=bool)
+            differ[maybe] = run.value[source[maybe]] != run.value[source[maybe + 1]]
+            if differ.any():
+                _exact_regroup(differ, boundary, [query, score, run_hash, source], lambda rows: run.value[rows])
+        del maybe
+    del text_id
     group_start = np.flatnonzero(boundary)
     query_start = np.flatnonzero(np.append(True, query[1:] != query[:-1])) if n else np.array([], dtype=np.int64)
 
@@ -550,21 +617,22 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
     seen = np.zeros(n, dtype=bool)
     jrows = np.flatnonzero(jkeep)
     if n and len(jrows):
-        width = max(docno.dtype.itemsize, qrels.docno.dtype.itemsize)
         jkey = _key(jq[jrows], _hash(qrels.docno[jrows], width))
         jorder = np.argsort(jkey)
         sorted_keys = jkey[jorder]
-        rkey = _key(query, _hash(docno, width))
+        rkey = _key(query, run_hash)
         pos = np.minimum(np.searchsorted(sorted_keys, rkey), len(sorted_keys) - 1)
         hit = sorted_keys[pos] == rkey
         if (sorted_keys[1:] == sorted_keys[:-1]).any():  # a hash collision inside the qrels: join by dict
             judged = {(int(q), d): int(x) for q, d, x in zip(jq[jrows], qrels.docno[jrows].tolist(), qrels_label[jrows])}
-            label = np.fromiter((judged.get((int(q), d), 0) for q, d in zip(query, docno.tolist())), dtype=np.int64, count=n)
-            seen = np.fromiter(((int(q), d) in judged for q, d in zip(query, docno.tolist())), dtype=bool, count=n)
+            docnos = run.docno[source].tolist()
+            label = np.fromiter((judged.get((int(q), d), 0) for q, d in zip(query, docnos)), dtype=np.int64, count=n)
+            seen = np.fromiter(((int(q), d) in judged for q, d in zip(query, docnos)), dtype=bool, count=n)
         else:
             match = jrows[jorder[pos[hit]]]
-            truly = qrels.docno[match] == docno[hit]
-            idx = np.flatnonzero(hit)[truly]
+            hit_rows = np.flatnonzero(hit)
+            truly = qrels.docno[match] == run.docno[source[hit_rows]]
+            idx = hit_rows[truly]
             label[idx] = qrels_label[match[truly]]
             seen[idx] = True
 
@@ -577,7 +645,7 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
         # trec_eval compares doubles: its tie groups are the stretches of equal doubles
         same = np.zeros(n, dtype=bool)
         same[1:] = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
-        trec = _trec_eval_order(np.cumsum(~same), docno)
+        trec = _trec_eval_order(np.cumsum(~same), run.docno[source])
     return Prepared(
         qids=[q.decode("utf-8") for q in kept],
         query=query,
@@ -594,8 +662,27 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
     )
 
 
-def _exact_regroup(differ: np.ndarray, boundary: np.ndarray, columns: list[np.ndarray], order: np.ndarray) -> None:
-    """Within stretches of equal doubles whose texts differ, order and group by exact value (in place)."""
+def _query_score_order(query: np.ndarray, score: np.ndarray, text_id: np.ndarray, text_values: np.ndarray) -> np.ndarray:
+    """The stable order of the rows by query, then score descending: ``np.lexsort((-score, query))``.
+
+    With few distinct scores (heavy ties), each row gets one int64 key,
+    query·D + (rank of its score among the D distinct doubles, descending),
+    and one stable argsort of it replaces the lexsort (~2.5x faster).
+    """
+    if len(text_values) * 4 > len(query) or not len(query):
+        return np.lexsort((-score, query))
+    distinct, inverse = np.unique(text_values, return_inverse=True)
+    rank = (len(distinct) - 1 - inverse.reshape(-1)).astype(np.int64)
+    key = query.astype(np.int64) * len(distinct) + rank[text_id]
+    return np.argsort(key, kind="stable")
+
+
+def _exact_regroup(differ: np.ndarray, boundary: np.ndarray, columns: list[np.ndarray], text_of: Any) -> None:
+    """Within stretches of equal doubles whose texts differ, order and group by exact value (in place).
+
+    *columns* are permuted alike; the last is the run line of every row, and
+    ``text_of(lines)`` gives those lines' score texts.
+    """
     spans = np.flatnonzero(differ)
     done = -1
     for i in spans:
@@ -608,11 +695,10 @@ def _exact_regroup(differ: np.ndarray, boundary: np.ndarray, columns: list[np.nd
         while hi + 1 < len(boundary) and not boundary[hi + 1]:
             hi += 1
         # rows lo..hi share a query and a double; sort them by exact value, descending (stable)
-        exact = [Fraction(t.decode()) for t in columns[3][lo : hi + 1].tolist()]
+        exact = [Fraction(t.decode()) for t in text_of(columns[-1][lo : hi + 1]).tolist()]
         perm = sorted(range(len(exact)), key=lambda j: exact[j], reverse=True)
         for col in columns:
             col[lo : hi + 1] = col[lo : hi + 1][perm]
-        order[lo : hi + 1] = order[lo : hi + 1][perm]
         for j in range(1, len(perm)):
             boundary[lo + j] = exact[perm[j]] != exact[perm[j - 1]]
         done = hi
@@ -622,15 +708,36 @@ def _trec_eval_order(double_group: np.ndarray, docno: np.ndarray) -> np.ndarray:
     """Rows (already sorted by query and score) in trec_eval's order: among equal doubles, docno descending.
 
     *double_group* numbers the stretches of rows with one query and one
-    double, in order.  A NUL-padded byte string compares like big-endian
-    unsigned words (strcmp's order), and the bitwise complement reverses it.
+    double, in order (non-decreasing).  A NUL-padded byte string compares
+    like big-endian unsigned words (strcmp's order), and the bitwise
+    complement reverses it.  One 64-bit key per row, the group number in the
+    high bits and the docno's leading bits below, sorts most rows at once
+    (a lexsort over every word costs ~4x more); rows whose keys tie (the same
+    group and the same leading bits) are then ordered on every word.
     """
     width = -(-docno.dtype.itemsize // 8) * 8
     padded = np.zeros((len(docno), width), dtype=np.uint8)
     padded[:, : docno.dtype.itemsize] = docno.view(np.uint8).reshape(len(docno), docno.dtype.itemsize)
     words = ~padded.view(">u8").astype(np.uint64)
-    keys = [words[:, c] for c in range(words.shape[1] - 1, -1, -1)]
-    return np.lexsort(keys + [double_group])
+    del padded
+    group_bits = int(double_group[-1]).bit_length() if len(double_group) else 0
+    if group_bits > 40:  # too many groups to leave room for the docno: sort on every word
+        return np.lexsort([words[:, c] for c in range(words.shape[1] - 1, -1, -1)] + [double_group])
+    key = (double_group.astype(np.uint64) << np.uint64(64 - group_bits)) | (words[:, 0] >> np.uint64(group_bits))
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    tie = ordered[1:] == ordered[:-1]
+    del key, ordered
+    if tie.any():
+        member = np.zeros(len(order), dtype=bool)
+        member[:-1] |= tie
+        member[1:] |= tie
+        at = np.flatnonzero(member)  # positions (in sorted order) of rows in a tied stretch
+        stretch = np.cumsum(np.append(True, ~tie[at[:-1]]))  # tied stretches are contiguous
+        rows = order[at]
+        finer = np.lexsort([words[rows, c] for c in range(words.shape[1] - 1, -1, -1)] + [stretch])
+        order[at] = rows[finer]
+    return order
 
 
 def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = False) -> Prepared:

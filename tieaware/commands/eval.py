@@ -461,8 +461,8 @@ def _json(r: _Report, per_query: bool) -> str:
 def _trec_eval_layout(args: argparse.Namespace, counters, measures, common) -> str:
     """trec_eval's output (tieaware.trec_format): one evaluation, tie-aware or in trec_eval's order."""
     qrels_table, run_table = _tables(args)
-    prepared = prepare(qrels_table, run_table)
     tie_break = None if args.tie_break == "none" else "trec_eval"
+    prepared = prepare(qrels_table, run_table, trec_order=tie_break is not None)  # one order is printed
     if measures:
         per_query = evaluate_prepared(prepared, measures, tie_break=tie_break, **common).per_query
     else:  # counters only: the queries trec_eval evaluates, run ∩ qrels
