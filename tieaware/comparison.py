@@ -260,11 +260,24 @@ def evaluate_spread_prepared(
     query's tie groups and judged labels from there instead of reading the
     files again.
     """
-    import numpy as np
-
     ms = _spreadable(measure_list(measures))
     exact = flag(exact, "exact")
     _layer(layer)
+    complete = flag(complete, "complete")
+    if not exact and layer == "fast" and not any(m.name == "RBO" for m in ms):
+        return _spread_arrays(prepared, ms, progress, complete)
+    per_query = _per_query_spread(prepared, ms, exact, progress)
+    if complete:
+        zero = Fraction(0) if exact else 0.0
+        for qid in prepared.skipped_qrels:
+            per_query[qid] = {str(m): QueryStats(zero, zero, zero, zero) for m in ms}
+    return spread(per_query, [str(m) for m in ms], exact=exact)
+
+
+def _per_query_spread(prepared: Any, ms: Sequence[Measure], exact: bool, progress: bool) -> dict[str, dict[str, QueryStats]]:
+    """{qid: {measure: QueryStats}} by :func:`tieaware.fast.tie_spread.spread_stats_many`, one query at a time."""
+    import numpy as np
+
     values = prepared.label_values
     starts = np.append(prepared.query_start, prepared.rows)
     group_starts = np.append(prepared.group_start, prepared.rows)
@@ -283,11 +296,51 @@ def evaluate_spread_prepared(
         except TieawareError as exc:
             raise TieawareError(f"query {qid!r}: {exc}") from None
         per_query[qid] = {str(m): QueryStats(None, *s[:3]) for m, s in zip(ms, stats)}
-    if flag(complete, "complete"):
-        zero = Fraction(0) if exact else 0.0
-        for qid in prepared.skipped_qrels:
-            per_query[qid] = {str(m): QueryStats(zero, zero, zero, zero) for m in ms}
-    return spread(per_query, [str(m) for m in ms], exact=exact)
+    return per_query
+
+
+def _spread_arrays(prepared: Any, ms: Sequence[Measure], progress: bool, complete: bool) -> dict[str, Spread]:
+    """Float :class:`Spread` of every measure, all queries at once (:mod:`tieaware.spread_engine`).
+
+    A measure the array engine does not do (ERR), or cannot do on these
+    labels, is computed per query by tie_spread, as before.
+    """
+    import numpy as np
+
+    from tieaware import engine, spread_engine
+
+    columns: dict[str, list[list[np.ndarray]]] = {str(m): [[], [], []] for m in ms}
+    slow: list[Measure] = []
+    cache: dict = {}
+    pieces = engine.chunks(prepared)
+    for piece in _progress(pieces, progress and len(pieces) > 1, "chunks (spread)"):
+        cache.clear()
+        for m in ms:
+            if m in slow:
+                continue
+            got = spread_engine.stats(piece, m, cache)
+            if got is None:
+                slow.append(m)
+                continue
+            for column, part in zip(columns[str(m)], got):
+                column.append(part)
+    per_query = _per_query_spread(prepared, slow, False, progress) if slow else {}
+    n = len(prepared.qids) + (len(prepared.skipped_qrels) if complete else 0)
+    out = {}
+    for m in ms:
+        if m in slow:
+            worst, best, var = (np.array([getattr(per_query[q][str(m)], a) for q in prepared.qids], dtype=np.float64) for a in ("worst", "best", "variance"))
+        else:
+            worst, best, var = (np.concatenate(c) for c in columns[str(m)])
+        out[str(m)] = Spread(
+            measure=str(m),
+            min_mean=math.fsum(worst.tolist()) / n,
+            max_mean=math.fsum(best.tolist()) / n,
+            sd_mean=math.sqrt(max(math.fsum(var.tolist()), 0.0)) / n,
+            queries_moved=int(np.count_nonzero(np.abs(best - worst) > FLOAT_TIE)),
+            queries=n,
+        )
+    return out
 
 
 def _total(values: Sequence[Any]) -> Any:
