@@ -1,0 +1,233 @@
+"""Closed forms for the variance of one tie group's contribution under random tie-breaking.
+
+A tie group occupies ranks t+1 .. t+n; random tie-breaking orders it
+uniformly, independently of every other group, so a separable measure's
+variance is the sum of its groups' variances (fast/tie_spread.py adds them
+up).  Each kernel here is plain arithmetic, like :mod:`tieaware.fast.kernels`,
+so it runs on Fractions, floats and sympy symbols (:mod:`tieaware.proofs`
+calls these very functions to prove them).  Callers pass at least one of
+r, n (or the spread) as a Fraction, float or symbol: never only Python ints,
+which would divide into a float.  Group sizes and slot counts that a kernel
+loops over must be numbers.
+
+>>> from fractions import Fraction as F
+>>> hits_variance(1, F(1), F(2))     # one slot, a fair coin
+Fraction(1, 4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any, Optional
+
+from tieaware.fast.groups import Group
+from tieaware.fast.kernels import first_relevant_step
+
+__all__ = [
+    "hits_variance",
+    "hits_variance_from",
+    "rank_statistic_variance",
+    "rr_moment_step",
+    "rr_moments",
+    "rr_variance",
+    "all_relevant",
+    "ap_weighted_variance",
+    "ap_group_variance",
+]
+
+Num = Any  # Fraction, float or sympy expression
+
+
+def hits_variance(m: Num, r: Num, n: Num) -> Num:
+    """Var[relevant documents among the first m slots of a group of n with r relevant].
+
+    The count X = Σ_{s<=m} x_s is hypergeometric.  A slot is relevant with
+    probability r/n and two distinct slots with r(r−1)/(n(n−1)), so
+    E[X²] = m·r/n + m(m−1)·r(r−1)/(n(n−1)) and
+
+        Var X = m·r·(n−r)·(n−m) / (n²·(n−1)),
+
+    the binomial m·(r/n)(1−r/n) shrunk by the finite-population factor
+    (n−m)/(n−1).  A singleton group has one ordering: 0.
+
+    >>> from fractions import Fraction as F
+    >>> hits_variance(2, F(2), F(4))     # 0, 1 or 2 hits with odds 1:4:1
+    Fraction(1, 3)
+    """
+    if n == 1:
+        return 0 * r
+    return m * r * (n - r) * (n - m) / (n * n * (n - 1))
+
+
+def hits_variance_from(summary: Sequence[Group], k: Any, *, hits: Optional[Callable[..., Any]] = None) -> Any:
+    """Var[hits@k] from group summaries: Σ_groups hits_variance(slots within k, r, n).
+
+    Groups are ordered independently, so their hit counts are independent
+    and the variances add; groups starting at or past k add nothing.  P@k's
+    variance is this / k², R@k's / num_rel², F1@k's / ((k + num_rel)/2)².
+    *hits* defaults to this module's :func:`hits_variance`, looked up when
+    called.
+
+    >>> from fractions import Fraction as F
+    >>> hits_variance_from([Group(0, 1, F(1), None), Group(1, 4, F(2), None)], 3)   # 2 of the 4 tied slots
+    Fraction(1, 3)
+    """
+    kernel = hits_variance if hits is None else hits
+    total = 0
+    for g in summary:
+        if g.start >= k:
+            break
+        total = total + kernel(min(g.size, k - g.start), g.relevant, g.size)
+    return total
+
+
+def rank_statistic_variance(x_spread: Num, w1: Num, w2: Num, n: Num) -> Num:
+    """Var Σ_e x_e·w_σ(e) for a uniform random bijection σ of a group's n documents onto its ranks.
+
+    Hoeffding's rank statistic: x_spread = Σ_e (x_e − x̄)², w1 = Σ_j w_j,
+    w2 = Σ_j w_j².  Since E[w_σ(e)²] = w2/n and E[w_σ(e)·w_σ(f)] =
+    (w1² − w2)/(n(n−1)) for e ≠ f,
+
+        Var = x_spread·(w2 − w1²/n)/(n − 1).
+
+    With gains x and discounts w (0 past the cutoff) this is DCG@k's
+    variance for the group; with x ∈ {0, 1} and rank weights it is P, R, F1
+    and RBP's.  A singleton group has one ordering: 0.
+
+    >>> from fractions import Fraction as F
+    >>> rank_statistic_variance(F(1, 2), F(3, 2), F(5, 4), 2)   # gains 1, 0 on weights 1, 1/2
+    Fraction(1, 16)
+    """
+    if n == 1:
+        return 0 * x_spread
+    return x_spread * (w2 - w1 * w1 / n) / (n - 1)
+
+
+def rr_moment_step(mean: Num, second: Num, none_yet: Num, x: Num, t: Num, r: Num, n: Num) -> tuple[Num, Num, Num]:
+    """One slot of :func:`rr_moments`: add P(first relevant at slot x)·(1/(t+x), 1/(t+x)²); carry f(x).
+
+    >>> from fractions import Fraction as F
+    >>> rr_moment_step(0, 0, 1, 1, 1, F(1), F(2))
+    (Fraction(1, 4), Fraction(1, 8), Fraction(1, 2))
+    """
+    weight, still_none = first_relevant_step(none_yet, x, r, n)
+    rank = t + x
+    return mean + weight / rank, second + weight / (rank * rank), still_none
+
+
+def rr_moments(t: Num, n: int, r: Num, k: Optional[Any]) -> tuple[Num, Num]:
+    """(E[RR], E[RR²]) of the decisive group: the first one holding a relevant document.
+
+    Every rank above the group is irrelevant, so RR = 1/(t+s) when the
+    group's first relevant document is at slot s and t+s <= k, else 0.
+    P(first relevant at slot s) = C(n−s, r−1)/C(n, r), the weights of
+    :func:`tieaware.fast.kernels.first_relevant_weights`, built by the same
+    recursion; only the min(n, k − t) slots within the cutoff count.
+
+    >>> from fractions import Fraction as F
+    >>> rr_moments(0, 2, F(1), None)     # RR is 1 or 1/2, even odds
+    (Fraction(3, 4), Fraction(5, 8))
+    """
+    slots = n if k is None else min(n, max(0, k - t))
+    mean, second, none_yet = 0, 0, 1  # f(0, r, n) = 1
+    for x in range(1, slots + 1):
+        mean, second, none_yet = rr_moment_step(mean, second, none_yet, x, t, r, n)
+    return mean, second
+
+
+def rr_variance(t: Num, n: int, r: Num, k: Optional[Any]) -> Num:
+    """Var[RR] of the decisive group: Σ_s P_s/(t+s)² − (Σ_s P_s/(t+s))² over the slots within k.
+
+    >>> from fractions import Fraction as F
+    >>> rr_variance(0, 2, F(1), None)
+    Fraction(1, 16)
+    """
+    mean, second = rr_moments(t, n, r, k)
+    return second - mean * mean
+
+
+def all_relevant(r: Num, n: int, j: int) -> Num:
+    """p_j: the probability that j given distinct slots of a group of n with r relevant are all relevant.
+
+    p_j = r(r−1)…(r−j+1) / (n(n−1)…(n−j+1)); 0 when j > n (there are no j
+    distinct slots, and r <= n makes the numerator 0 anyway).
+
+    >>> from fractions import Fraction as F
+    >>> all_relevant(F(2), 4, 2), all_relevant(F(2), 2, 3)
+    (Fraction(1, 6), Fraction(0, 1))
+    """
+    if j > n:
+        return 0 * r
+    p = 1
+    for i in range(j):
+        p = p * (r - i) / (n - i)
+    return p
+
+
+def ap_weighted_variance(c: Sequence[Num], r: Num, b: Num) -> Num:
+    """Var C, C = Σ_s c_s·x_s·(b + Σ_{u<=s} x_u), over a uniform random r-subset {s : x_s = 1} of n = len(c) slots.
+
+    With c_s = 1/(t+s) within the cutoff (0 past it) and b relevant
+    documents above the group, C is the group's part of num_rel·AP.  As
+    x_s² = x_s, C = L + Q with L = Σ_s a_s·x_s, a_s = (b+1)·c_s, and
+    Q = Σ_{u<s} c_s·x_u·x_s.  With p_j = :func:`all_relevant`, A1 = Σ a_s,
+    A2 = Σ a_s², W = Σ_s (s−1)·c_s, N2 = Σ_s (s−1)·c_s²,
+    D_i = (i−1)·c_i + Σ_{s>i} c_s (the weight of the pairs holding slot i),
+    N1 = Σ D_i² − 2·N2 (pairs of pairs sharing exactly one slot):
+
+        E[C]  = p1·A1 + p2·W
+        E[L²] = p1·A2 + p2·(A1² − A2)
+        E[LQ] = p3·A1·W + (p2 − p3)·(Σ_s (s−1)·c_s·a_s + Σ_s c_s·Σ_{u<s} a_u)
+        E[Q²] = p4·W² + (p3 − p4)·N1 + (p2 − p4)·N2
+        Var C = E[L²] + 2·E[LQ] + E[Q²] − E[C]²
+
+    (a product of indicators over d distinct slots has mean p_d).  O(n).
+
+    >>> from fractions import Fraction as F
+    >>> ap_weighted_variance([F(1), F(1, 2), F(1, 3)], F(2), 0)  # num_rel·AP of [[1, 1, 0]]: 2, 5/3 or 7/6
+    Fraction(19, 162)
+    """
+    n = len(c)
+    p1, p2, p3, p4 = (all_relevant(r, n, j) for j in (1, 2, 3, 4))
+    a = [(b + 1) * cs for cs in c]
+    a1 = sum(a, 0 * b)
+    a2 = sum((x * x for x in a), 0 * b)
+    w = n2 = cross = below = 0
+    for s in range(n):  # s is the 0-based slot: (s−1) above is s here
+        w = w + s * c[s]
+        n2 = n2 + s * c[s] * c[s]
+        cross = cross + s * c[s] * a[s] + c[s] * below
+        below = below + a[s]
+    n1, after = 0, 0
+    for i in range(n - 1, -1, -1):
+        d = i * c[i] + after
+        n1 = n1 + d * d
+        after = after + c[i]
+    n1 = n1 - 2 * n2
+    mean = p1 * a1 + p2 * w
+    l2 = p1 * a2 + p2 * (a1 * a1 - a2)
+    lq = p3 * a1 * w + (p2 - p3) * cross
+    q2 = p4 * w * w + (p3 - p4) * n1 + (p2 - p4) * n2
+    return l2 + 2 * lq + q2 - mean * mean
+
+
+def _reciprocal(rank: Num) -> Num:
+    # An int rank (fast's own) gives an exact Fraction; symbols and floats divide as they are.
+    return Fraction(1, rank) if isinstance(rank, int) else 1 / rank
+
+
+def ap_group_variance(t: Num, n: int, r: Num, b: Num, k: Optional[Any]) -> Num:
+    """Var of a group's part of num_rel·AP@k: start t, n documents, r relevant, b relevant above, cutoff k.
+
+    :func:`ap_weighted_variance` with c_s = 1/(t+s) for the min(n, k − t)
+    slots within the cutoff and 0 for the rest.  Groups are independent, so
+    Var AP@k = Σ_groups ap_group_variance / num_rel².
+
+    >>> from fractions import Fraction as F
+    >>> ap_group_variance(1, 2, F(1), 1, None)   # [1, [1, 0]]: the group adds 2/2 or 2/3
+    Fraction(1, 36)
+    """
+    slots = n if k is None else min(n, max(0, k - t))
+    c = [_reciprocal(t + s) if s <= slots else 0 * t for s in range(1, n + 1)]
+    return ap_weighted_variance(c, r, b)
