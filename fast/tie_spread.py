@@ -9,8 +9,14 @@ ERR's chance of reaching it).  The groups are ordered independently, so
 - min = Σ_g min f_g, max = Σ_g max f_g, Var = Σ_g Var f_g;
 - the distribution is the convolution of the groups' distributions.
 
-Inside one group a dynamic program walks the group's slots in rank order
-with the state "how many documents of each kind are placed so far" and keeps,
+Without a distribution, the binary measures use closed forms per group
+(:mod:`tieaware.fast.variance`): the hypergeometric variance of the hits for
+P, R and F1, Hoeffding's rank statistic for RBP, DCG and nDCG, and O(n)
+moment formulas for RR and AP; their extremes are the orderings putting a
+group's relevant documents (its highest gains) first or last.
+
+With a distribution, and for ERR, a dynamic program walks the group's slots
+in rank order with the state "how many documents of each kind are placed so far" and keeps,
 per state, the number of arrangements and the sum, sum of squares, minimum,
 maximum (and optionally the distribution) of the contribution so far.  A
 document's kind is whether it is relevant (P, R, F1, AP, RR, RBP: O(n·r)
@@ -40,6 +46,7 @@ from typing import Any, NamedTuple, Optional
 from tieaware.errors import bad
 from tieaware.fast.measures import dcg as fast_dcg
 from tieaware.fast.measures import ndcg as fast_ndcg
+from tieaware.fast.variance import ap_group_variance, hits_variance, rank_statistic_variance, rr_variance
 from tieaware.gains import check_gain_domain, float_discount_function, float_gain_function, gain_function, perfect_power
 from tieaware.names import Measure, parse
 from tieaware.params import cutoff, flag, grade_ceiling, relevant_total, threshold
@@ -178,15 +185,14 @@ def _stats(m: Measure, prepared: _Prepared, exact: bool, distribution: bool) -> 
     k = cutoff(m.k, optional=True)
     if m.name in ("P", "R", "F1", "RBP") and not distribution:
         return _additive(m, prepared, number, k)
+    if m.name == "RR" and not distribution:
+        return _reciprocal_rank(m, prepared, number, k)
+    if m.name == "AP" and not distribution:
+        return _average_precision(m, prepared, number, k)
     plan = _plan(m, prepared, number, k)
     worst = best = variance = zero
     pmf: Optional[dict[Any, Any]] = {zero: number(1)} if distribution else None
     for start, kinds, contribution, scale in plan:
-        if pmf is None and m.name in _BINARY:  # kinds are relevant (True) or not
-            lo, hi, mean, var = _binary_dp(kinds.get(True, 0), sum(kinds.values()), contribution, number)
-            worst, best = worst + scale * lo, best + scale * hi
-            variance += scale * scale * (max(var, 0.0) if not exact else var)
-            continue
         acc = _group(kinds, contribution, zero, distribution)
         n = number(acc.n)
         mean = acc.s1 / n
@@ -202,47 +208,14 @@ def _stats(m: Measure, prepared: _Prepared, exact: bool, distribution: bool) -> 
     return SpreadStats(worst, best, variance, pmf)
 
 
-def _binary_dp(r: int, n: int, contribution: Callable, number: Any) -> tuple[Any, Any, Any, Any]:
-    """min, max, mean, variance of Σ_slots contribution for r relevant among n slots, all C(n, r) placements equal.
-
-    State c = relevant documents placed so far; arrays instead of dicts (the
-    hot loop of AP and RR).
-    """
-    zero = number(0)
-    ways, s1, s2, lo, hi = [1], [zero], [zero], [zero], [zero]
-    for slot in range(n):
-        top = min(slot + 1, r)
-        nw, n1, n2, nlo, nhi = [0] * (top + 1), [zero] * (top + 1), [zero] * (top + 1), [None] * (top + 1), [None] * (top + 1)
-        for c in range(len(ways)):
-            w = ways[c]
-            if not w:
-                continue
-            if slot - c < n - r:  # place a non-relevant document: contributes 0
-                nw[c] += w
-                n1[c] += s1[c]
-                n2[c] += s2[c]
-                nlo[c] = lo[c] if nlo[c] is None else min(nlo[c], lo[c])
-                nhi[c] = hi[c] if nhi[c] is None else max(nhi[c], hi[c])
-            if c < r:  # place a relevant one
-                x = contribution(slot, True, (slot - c, c))
-                nw[c + 1] += w
-                n1[c + 1] += s1[c] + w * x
-                n2[c + 1] += s2[c] + 2 * x * s1[c] + w * x * x
-                a, b = lo[c] + x, hi[c] + x
-                nlo[c + 1] = a if nlo[c + 1] is None else min(nlo[c + 1], a)
-                nhi[c + 1] = b if nhi[c + 1] is None else max(nhi[c + 1], b)
-        ways, s1, s2, lo, hi = nw, n1, n2, nlo, nhi
-    total = number(ways[r])
-    mean = s1[r] / total
-    return lo[r], hi[r], mean, s2[r] / total - mean * mean
-
-
 def _additive(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> SpreadStats:
-    """P, R, F1, RBP: Σ_slots w(rank)·rel, w non-increasing; Hoeffding's rank-one variance per group.
+    """P, R, F1, RBP: Σ_slots w(rank)·rel, w non-increasing; closed-form variance per group.
 
-    With r relevant among a group's n, Σ(x − x̄)² = r(n − r)/n, so
-    Var = r(n − r)/(n(n − 1))·Σ(w − w̄)²; the extremes put the relevant
-    documents on the group's last (first) ranks.
+    P, R and F1 weigh every rank within k alike (w = unit), so a group adds
+    unit²·hits_variance(slots within k, r, n), the hypergeometric variance.
+    RBP's weights differ per rank: Hoeffding's rank statistic with
+    Σ(x − x̄)² = r(n − r)/n.  The extremes put the relevant documents on the
+    group's last (first) ranks.
     """
     t = threshold(m.rel)
     rel = prepared.relevant(t)
@@ -259,14 +232,80 @@ def _additive(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) ->
             ws = [weight(start + j) for j in range(1, n + 1)]
             worst += sum(ws[n - r :], zero)
             best += sum(ws[:r], zero)
-            if r < n:
+            if r < n and m.name == "RBP":
                 w1 = sum(ws, zero)
                 w2 = sum((w * w for w in ws), zero)
-                variance += number(r * (n - r)) / (n * (n - 1)) * (w2 - w1 * w1 / n)
+                variance += rank_statistic_variance(number(r * (n - r)) / n, w1, w2, n)
+            elif r < n:
+                unit = ws[0]  # rank start + 1 <= k: the weight of every rank within k
+                slots = n if k is None else min(n, k - start)
+                variance += unit * unit * hits_variance(slots, number(r), number(n))
         start += n
     if number is float:
         variance = max(variance, 0.0)
     return SpreadStats(worst, best, variance, None)
+
+
+def _reciprocal_rank(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> SpreadStats:
+    """RR: only the first group holding a relevant document varies (every rank above it is irrelevant).
+
+    With r relevant of its n, starting after rank t: the best ordering puts a
+    relevant document on slot 1, the worst on slot n − r + 1 (1/rank there,
+    or 0 past k); the variance is :func:`tieaware.fast.variance.rr_variance`.
+    """
+    rel = prepared.relevant(threshold(m.rel))
+    zero = number(0)
+    start = 0
+    for g, r in zip(prepared.gs, rel):
+        n = len(g)
+        if k is not None and start >= k:
+            break
+        if r:
+            last = start + n - r + 1  # the worst rank of the first relevant document
+            worst = number(1) / last if k is None or last <= k else zero
+            variance = rr_variance(start, n, number(r), k)
+            if number is float:
+                variance = max(variance, 0.0)
+            return SpreadStats(worst, number(1) / (start + 1), variance, None)
+        start += n
+    return SpreadStats(zero, zero, zero, None)
+
+
+def _average_precision(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> SpreadStats:
+    """AP: per group, the relevant documents on its last (worst) or first (best) slots; closed-form variance.
+
+    A group starting after rank t, with b relevant documents above it, adds
+    Σ over its relevant slots s within k of (b + hits in the group up to s)/(t + s),
+    / num_rel.  Moving a relevant document up past an irrelevant one never
+    lowers that, hence the extremes; the variance is
+    :func:`tieaware.fast.variance.ap_group_variance` / num_rel².
+    """
+    t = threshold(m.rel)
+    rel = prepared.relevant(t)
+    num_rel = _num_rel(prepared, t, sum(rel))
+    zero = number(0)
+    worst = best = variance = zero
+    if num_rel == 0:
+        return SpreadStats(zero, zero, zero, None)
+    start, before = 0, 0
+    for g, r in zip(prepared.gs, rel):
+        n = len(g)
+        if k is not None and start >= k:
+            break
+        if r:
+            for i in range(1, r + 1):  # the i-th relevant document of the group
+                low, high = start + n - r + i, start + i
+                if k is None or low <= k:
+                    worst += number(before + i) / low
+                if k is None or high <= k:
+                    best += number(before + i) / high
+            variance += ap_group_variance(start, n, number(r), before, k)
+        before += r
+        start += n
+    variance = variance / (num_rel * num_rel)
+    if number is float:
+        variance = max(variance, 0.0)
+    return SpreadStats(worst / num_rel, best / num_rel, variance, None)
 
 
 def _num_rel(prepared: _Prepared, t: Fraction, retrieved: int) -> int:
@@ -484,10 +523,10 @@ def _dcg(m: Measure, prepared: _Prepared, exact: bool) -> SpreadStats:
                 else:
                     w1, w2 = sum(ws), sum(w * w for w in ws)
                 if exact:
-                    q = Fraction(spread_x) / (n - 1)
-                    parts.append(sympy.Rational(q.numerator, q.denominator) * (w2 - w1**2 / n))
+                    q = Fraction(spread_x)
+                    parts.append(rank_statistic_variance(sympy.Rational(q.numerator, q.denominator), w1, w2, n))
                 else:
-                    parts.append(spread_x / (n - 1) * max(w2 - w1 * w1 / n, 0.0))
+                    parts.append(max(rank_statistic_variance(spread_x, w1, w2, n), 0.0))
         start += n
     if not exact:
         variance: Any = sum(parts, 0.0) * scale_ * scale_
