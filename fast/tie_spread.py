@@ -10,7 +10,7 @@ ERR's chance of reaching it).  The groups are ordered independently, so
 - the distribution is the convolution of the groups' distributions.
 
 Without a distribution, the binary measures use closed forms per group
-(:mod:`tieaware.fast.variance`): the hypergeometric variance of the hits for
+(:mod:`tieaware.fast.variance_kernels`): the hypergeometric variance of the hits for
 P, R and F1, Hoeffding's rank statistic for RBP, DCG and nDCG, and O(n)
 moment formulas for RR and AP; their extremes are the orderings putting a
 group's relevant documents (its highest gains) first or last.
@@ -46,7 +46,8 @@ from typing import Any, NamedTuple, Optional
 from tieaware.errors import bad
 from tieaware.fast.measures import dcg as fast_dcg
 from tieaware.fast.measures import ndcg as fast_ndcg
-from tieaware.fast.variance import ap_group_variance, hits_variance, rank_statistic_variance, rr_variance
+from tieaware.fast.groups import Group
+from tieaware.fast.variance_kernels import ap_group_variance, hits_variance_from, rank_statistic_variance, rr_variance
 from tieaware.gains import check_gain_domain, float_discount_function, float_gain_function, gain_function, perfect_power
 from tieaware.names import Measure, parse
 from tieaware.params import cutoff, flag, grade_ceiling, relevant_total, threshold
@@ -223,6 +224,7 @@ def _additive(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) ->
     weight = _weight(m, number, num_rel, k)
     zero = number(0)
     worst = best = variance = zero
+    summary: list[Group] = []  # P, R, F1's groups that vary
     start = 0
     for g, r in zip(prepared.gs, rel):
         n = len(g)
@@ -237,10 +239,11 @@ def _additive(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) ->
                 w2 = sum((w * w for w in ws), zero)
                 variance += rank_statistic_variance(number(r * (n - r)) / n, w1, w2, n)
             elif r < n:
-                unit = ws[0]  # rank start + 1 <= k: the weight of every rank within k
-                slots = n if k is None else min(n, k - start)
-                variance += unit * unit * hits_variance(slots, number(r), number(n))
+                summary.append(Group(start, n, number(r), None))
         start += n
+    if summary:  # P, R, F1: one unit weight for every rank within k (rank 1 <= k always)
+        unit = weight(1)
+        variance = unit * unit * number(hits_variance_from(summary, k))
     if number is float:
         variance = max(variance, 0.0)
     return SpreadStats(worst, best, variance, None)
@@ -251,7 +254,7 @@ def _reciprocal_rank(m: Measure, prepared: _Prepared, number: Any, k: Optional[i
 
     With r relevant of its n, starting after rank t: the best ordering puts a
     relevant document on slot 1, the worst on slot n − r + 1 (1/rank there,
-    or 0 past k); the variance is :func:`tieaware.fast.variance.rr_variance`.
+    or 0 past k); the variance is :func:`tieaware.fast.variance_kernels.rr_variance`.
     """
     rel = prepared.relevant(threshold(m.rel))
     zero = number(0)
@@ -278,7 +281,7 @@ def _average_precision(m: Measure, prepared: _Prepared, number: Any, k: Optional
     Σ over its relevant slots s within k of (b + hits in the group up to s)/(t + s),
     / num_rel.  Moving a relevant document up past an irrelevant one never
     lowers that, hence the extremes; the variance is
-    :func:`tieaware.fast.variance.ap_group_variance` / num_rel².
+    :func:`tieaware.fast.variance_kernels.ap_group_variance` / num_rel².
     """
     t = threshold(m.rel)
     rel = prepared.relevant(t)

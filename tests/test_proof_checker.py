@@ -19,6 +19,7 @@ from tieaware.fast import kernels
 from tieaware.fast import measures as fm
 from tieaware.fast import rank_biased_overlap as fast_rbo
 from tieaware.fast import rbo_kernels
+from tieaware.fast import variance_kernels as fv
 from tieaware.fast.err import err_group
 from tieaware.fast.kernels import ap_slot, expected_hits, first_relevant_weights, pair_fraction, rr_group
 from tieaware.fast.trec_measures import bpref_from
@@ -161,6 +162,88 @@ def rbo_paper_a(S, L, p):
     return fast_rbo.rbo_bounds(S, L, p, variant="a")
 
 
+def hits_variance_binomial(m, r, n):
+    return m * r * (n - r) / (n * n)  # sampling with replacement: no finite-population factor (n-m)/(n-1)
+
+
+def hits_variance_n_cubed(m, r, n):
+    return m * r * (n - r) * (n - m) / (n * n * n)  # n³ in place of n²(n-1)
+
+
+def hits_variance_unguarded(m, r, n):
+    return m * r * (n - r) * (n - m) / (n * n * (n - 1))  # 0/0 for a singleton group
+
+
+def hits_variance_from_whole_groups(summary, k, *, hits=None):
+    total = 0
+    for g in summary:
+        if g.start >= k:
+            break
+        total = total + fv.hits_variance(g.size if g.end <= k else k - g.start + 1, g.relevant, g.size)  # one slot too many when crossing
+    return total
+
+
+def hoeffding_over_n(x_spread, w1, w2, n):
+    return x_spread * (w2 - w1 * w1 / n) / n  # divides by n, not n - 1
+
+
+def hoeffding_uncentred(x_spread, w1, w2, n):
+    return 0 if n == 1 else x_spread * w2 / (n - 1)  # Σw² in place of Σ(w - w̄)²
+
+
+def rr_variance_unsquared_mean(t, n, r, k):
+    mean, second = fv.rr_moments(t, n, r, k)
+    return second - mean  # the mean where its square belongs
+
+
+def rr_variance_squares_the_terms(t, n, r, k):
+    slots = n if k is None else min(n, max(0, k - t))
+    ws = first_relevant_weights(r, n, slots)
+    second = sum((w / (t + s) ** 2 for s, w in enumerate(ws, start=1)), 0)
+    return second - sum(((w / (t + s)) ** 2 for s, w in enumerate(ws, start=1)), 0)  # Σ(P/(t+s))², not (ΣP/(t+s))²
+
+
+def rr_moment_step_off_by_one(mean, second, none_yet, x, t, r, n):
+    return fv.rr_moment_step(mean, second, none_yet, x, t + 1, r, n)
+
+
+def rr_moments_mean_as_second(t, n, r, k):
+    mean, _ = fv.rr_moments(t, n, r, k)
+    return mean, mean  # E[RR] reported as E[RR²] (as if RR² = RR)
+
+
+def _ap_variance_variant(c, r, b, *, p3_is_p2=False, plus_one=1, overlap=2):
+    """ap_weighted_variance retyped with one slip switched on."""
+    n = len(c)
+    p1, p2, p3, p4 = (fv.all_relevant(r, n, j) for j in (1, 2, 3, 4))
+    if p3_is_p2:
+        p3 = p2
+    a = [(b + plus_one) * x for x in c]
+    a1, a2 = sum(a, 0), sum((x * x for x in a), 0)
+    w = sum((s * c[s] for s in range(n)), 0)
+    n2 = sum((s * c[s] * c[s] for s in range(n)), 0)
+    cross = sum((s * c[s] * a[s] + c[s] * sum(a[:s], 0) for s in range(n)), 0)
+    n1 = sum(((i * c[i] + sum(c[i + 1 :], 0)) ** 2 for i in range(n)), 0) - overlap * n2
+    mean = p1 * a1 + p2 * w
+    return p1 * a2 + p2 * (a1 * a1 - a2) + 2 * (p3 * a1 * w + (p2 - p3) * cross) + p4 * w * w + (p3 - p4) * n1 + (p2 - p4) * n2 - mean * mean
+
+
+def ap_variance_p2_for_p3(c, r, b):
+    return _ap_variance_variant(c, r, b, p3_is_p2=True)
+
+
+def ap_variance_forgets_plus_one(c, r, b):
+    return _ap_variance_variant(c, r, b, plus_one=0)  # a_s = b·c_s: forgets the document's own hit
+
+
+def ap_variance_shared_pairs_once(c, r, b):
+    return _ap_variance_variant(c, r, b, overlap=1)  # N1 = ΣD² - N2: pairs of equal pairs counted once too many
+
+
+def ap_group_variance_ignores_k(t, n, r, b, k):
+    return fv.ap_group_variance(t, n, r, b, None)
+
+
 WRONG = [
     ("exchangeability", {"kernel": lambda m, r, n: m * r / (n + 1)}),
     ("exchangeability", {"kernel": lambda m, r, n: (m + 1) * r / n}),
@@ -212,6 +295,20 @@ WRONG = [
     ("Bpref", {"kernel": lambda above, a, big_r: (a + 1) * above + a * (a + 1) // 2}),  # min(., R) cap forgotten
     ("Bpref", {"kernel": lambda above, a, big_r: (a + 1) * min(above, big_r)}),  # ties resolved optimistically (X = 0)
     ("Bpref", {"compose": lambda counts, big_r, big_n, kernel: bpref_from(counts, big_r, big_r, kernel=kernel)}),  # divides by R, not min(R, N)
+    ("Var P@k", {"kernel": hits_variance_binomial}),
+    ("Var P@k", {"kernel": hits_variance_n_cubed}),
+    ("Var P@k", {"kernel": hits_variance_unguarded}),
+    ("Var P@k", {"compose": hits_variance_from_whole_groups}),
+    ("Var DCG@k", {"kernel": hoeffding_over_n}),
+    ("Var DCG@k", {"kernel": hoeffding_uncentred}),
+    ("Var RR", {"variance": rr_variance_unsquared_mean}),
+    ("Var RR", {"variance": rr_variance_squares_the_terms}),
+    ("Var RR", {"step": rr_moment_step_off_by_one}),
+    ("Var RR", {"moments": rr_moments_mean_as_second}),
+    ("Var AP", {"weighted": ap_variance_p2_for_p3}),
+    ("Var AP", {"weighted": ap_variance_forgets_plus_one}),
+    ("Var AP", {"weighted": ap_variance_shared_pairs_once}),
+    ("Var AP", {"group": ap_group_variance_ignores_k}),
 ]
 
 
@@ -253,6 +350,25 @@ def test_editing_survival_step_in_fast_breaks_the_rr_proofs(monkeypatch):
     monkeypatch.setattr(kernels, "survival_step", survival_off_by_one)
     assert not THEOREMS["first relevant weights"]().proved
     assert not THEOREMS["RR group"]().proved
+    assert not THEOREMS["Var RR"]().proved
+
+
+def test_editing_hits_variance_in_fast_breaks_the_variance_proof(monkeypatch):
+    monkeypatch.setattr(fv, "hits_variance", hits_variance_binomial)  # hits_variance_from calls the module global
+    result = THEOREMS["Var P@k"]()
+    assert not result.proved and "Var[hits@k]" in result.detail
+
+
+def test_editing_all_relevant_in_fast_breaks_the_ap_variance_proof(monkeypatch):
+    real = fv.all_relevant
+    monkeypatch.setattr(fv, "all_relevant", lambda r, n, j: real(r, n, min(j, 2)))  # p3 = p4 = p2
+    assert not THEOREMS["Var AP"]().proved
+
+
+def test_real_variance_kernels_passed_explicitly_are_accepted():
+    assert THEOREMS["Var P@k"](kernel=fv.hits_variance, compose=fv.hits_variance_from).proved
+    assert THEOREMS["Var DCG@k"](kernel=fv.rank_statistic_variance).proved
+    assert THEOREMS["Var AP"](weighted=_ap_variance_variant).proved  # the retyped formula with no slip
 
 
 def test_a_rejection_names_the_case():

@@ -34,7 +34,7 @@ def test_every_family_has_its_theorems():
     expected = {
         "exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "RBO contribution",
         "P@k", "R@k", "F1@k", "AP slot", "AP@k", "RR group", "RR@k", "DCG slot", "DCG@k", "nDCG@k",
-        "RBO^a agreement", "RBO^a MIN", "RBO^a EXT, MAX != E",
+        "RBO^a agreement", "RBO^a MIN", "RBO^a EXT, MAX != E", "Var P@k", "Var DCG@k", "Var RR", "Var AP",
     }  # fmt: skip
     assert expected <= set(THEOREMS)
 
@@ -50,9 +50,10 @@ def test_scope_and_latex(name):
 def test_lemma_scopes_are_honest():
     # The general results are the ones sympy proves for symbolic sizes; loops over ranks are bounded.
     for name in ("exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "first relevant weights",
-                 "P@k", "R@k", "F1@k", "AP slot", "RR group", "RR@k", "DCG slot", "RBO contribution", "RBO^a agreement"):  # fmt: skip
+                 "P@k", "R@k", "F1@k", "AP slot", "RR group", "RR@k", "DCG slot", "RBO contribution", "RBO^a agreement",
+                 "Var P@k", "Var DCG@k", "Var RR"):  # fmt: skip
         assert THEOREMS[name].scope == GENERAL, name
-    for name in ("AP harmonic sum", "AP@k", "DCG@k", "nDCG@k", "RBO^a MIN", "RBO expected"):
+    for name in ("AP harmonic sum", "AP@k", "DCG@k", "nDCG@k", "RBO^a MIN", "RBO expected", "Var AP"):
         assert THEOREMS[name].scope.startswith("bounded("), name
 
 

@@ -1,4 +1,4 @@
-"""fast.variance's closed forms == the variance over every placement, enumerated with Fractions.
+"""fast.variance_kernels: its closed forms == the variance over every placement, enumerated with Fractions.
 
 A tie group of n with r relevant: every r-subset of its slots is equally
 likely to hold the relevant documents (for the rank statistic: every
@@ -15,7 +15,7 @@ import pytest
 
 from tieaware.fast.groups import Group
 from tieaware.fast.kernels import first_relevant_weights
-from tieaware.fast.variance import (
+from tieaware.fast.variance_kernels import (
     all_relevant,
     ap_group_variance,
     ap_weighted_variance,
