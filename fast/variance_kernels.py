@@ -18,7 +18,6 @@ Fraction(1, 4)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.fast.groups import Group
@@ -212,16 +211,12 @@ def ap_weighted_variance(c: Sequence[Num], r: Num, b: Num) -> Num:
     return l2 + 2 * lq + q2 - mean * mean
 
 
-def _reciprocal(rank: Num) -> Num:
-    # An int rank (fast's own) gives an exact Fraction; symbols and floats divide as they are.
-    return Fraction(1, rank) if isinstance(rank, int) else 1 / rank
-
-
 def ap_group_variance(t: Num, n: int, r: Num, b: Num, k: Optional[Any]) -> Num:
     """Var of a group's part of num_rel·AP@k: start t, n documents, r relevant, b relevant above, cutoff k.
 
     :func:`ap_weighted_variance` with c_s = 1/(t+s) for the min(n, k − t)
-    slots within the cutoff and 0 for the rest.  Groups are independent, so
+    slots within the cutoff and 0 for the rest (in r's number type, so r
+    must be a Fraction, float or symbol).  Groups are independent, so
     Var AP@k = Σ_groups ap_group_variance / num_rel².
 
     >>> from fractions import Fraction as F
@@ -229,5 +224,6 @@ def ap_group_variance(t: Num, n: int, r: Num, b: Num, k: Optional[Any]) -> Num:
     Fraction(1, 36)
     """
     slots = n if k is None else min(n, max(0, k - t))
-    c = [_reciprocal(t + s) if s <= slots else 0 * t for s in range(1, n + 1)]
+    one = r**0  # 1 in r's number type: Fraction weights in exact mode, floats in float mode
+    c = [one / (t + s) if s <= slots else 0 * one for s in range(1, n + 1)]
     return ap_weighted_variance(c, r, b)

@@ -30,7 +30,6 @@ from typing import Any
 import sympy
 from sympy import Eq, Function, Max, Min, Sum, Symbol, binomial, factorial
 
-from tieaware.fast.groups import Group
 from tieaware.fast.variance_kernels import (
     ap_group_variance,
     ap_weighted_variance,
