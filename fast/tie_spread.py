@@ -9,15 +9,15 @@ ERR's chance of reaching it).  The groups are ordered independently, so
 - min = Σ_g min f_g, max = Σ_g max f_g, Var = Σ_g Var f_g;
 - the distribution is the convolution of the groups' distributions.
 
-Without a distribution, the binary measures use closed forms per group
-(:mod:`tieaware.fast.variance_kernels`): the hypergeometric variance of the hits for
-P, R and F1, Hoeffding's rank statistic for RBP, DCG and nDCG, and O(n)
-moment formulas for RR and AP; their extremes are the orderings putting a
-group's relevant documents (its highest gains) first or last.
+Without a distribution, P, R, F1, RBP, AP and RR use closed forms per group
+(:mod:`tieaware.fast.variance_kernels`, proved by ``tieaware prove``): the
+hypergeometric variance of the hits for P, R and F1, Hoeffding's rank
+statistic for RBP, the first-relevant distribution for RR and O(n) moments
+for AP; their extremes put a group's relevant documents first or last.
 
 With a distribution, and for ERR, a dynamic program walks the group's slots
-in rank order with the state "how many documents of each kind are placed so far" and keeps,
-per state, the number of arrangements and the sum, sum of squares, minimum,
+in rank order with the state "how many documents of each kind are placed so
+far" and keeps, per state, the number of arrangements and the sum, sum of squares, minimum,
 maximum (and optionally the distribution) of the contribution so far.  A
 document's kind is whether it is relevant (P, R, F1, AP, RR, RBP: O(n·r)
 states) or its grade (ERR, DCG, nDCG: the product of (count + 1) over grades).

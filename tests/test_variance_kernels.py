@@ -13,7 +13,9 @@ from fractions import Fraction
 
 import pytest
 
+from tieaware.fast import variance_kernels
 from tieaware.fast.groups import Group
+from tieaware.fast.tie_spread import spread_stats
 from tieaware.fast.kernels import first_relevant_weights
 from tieaware.fast.variance_kernels import (
     all_relevant,
@@ -162,3 +164,11 @@ def test_singletons_and_floats():
     exact = ap_group_variance(2, 5, Fraction(2), 1, 6)
     assert ap_group_variance(2, 5, 2.0, 1, 6) == pytest.approx(float(exact), rel=1e-12)
     assert isinstance(ap_group_variance(0, 3, Fraction(1), 0, None), Fraction)
+
+
+def test_tie_spread_runs_these_kernels(monkeypatch):
+    # The spread of P@k goes through hits_variance_from and so through the kernel "Var P@k" proves.
+    ranking = [[1, 0, 0], [1, 0]]
+    assert spread_stats("P@2", ranking).variance == Fraction(1, 4) * hits_variance(2, Fraction(1), Fraction(3))
+    monkeypatch.setattr(variance_kernels, "hits_variance", lambda m, r, n: m * r * (n - r) / (n * n))
+    assert spread_stats("P@2", ranking).variance != Fraction(1, 4) * hits_variance(2, Fraction(1), Fraction(3))
