@@ -16,7 +16,7 @@ from tieaware.trec import parse_qrels, parse_run
 
 MEASURES = (
     "P@1 P@5 P@30 R@5 R@30 F1@10 AP AP@5 AP@40 RR RR@3 RR@40 nDCG nDCG@5 nDCG@40 DCG DCG@10 "
-    "RBP(p=0.5) RBP(p=0.9)@10 nDCG(dcg='exp-log2')@10 P(rel=2)@5 AP(rel=2) RR(rel=2)@10 R(rel=2)@20 ERR@1 ERR@5 ERR@20"
+    "RBP(p=0.5) RBP(p=0.9)@10 nDCG(dcg='exp-log2')@10 P(rel=2)@5 AP(rel=2) RR(rel=2)@10 R(rel=2)@20 ERR@1 ERR@5 ERR@20 ERR ERR@100"
 )
 
 
@@ -73,15 +73,37 @@ def test_engine_equals_exact_layer_on_every_query(seed):
 
 
 def test_unsupported_measures_fall_back_per_query():
-    # ERR without a cutoff (whole tie groups of any size) is left to the per-query path
-    qrels = parse_qrels(["q1 0 a 2", "q1 0 b 1"])
-    run = parse_run(["q1 Q0 a 1 1 r", "q1 Q0 b 2 1 r", "q1 Q0 c 3 0 r"])
-    assert engine.values(prepare_dicts(qrels, run, ["q1"]), parse("ERR")) is None
-    assert engine.values(prepare_dicts(qrels, run, ["q1"]), parse("ERR@2")) is not None
+    # ERR on a tie group holding two relevant grades and more than ERR_MAX_SLOTS slots within
+    # the cutoff is left to the per-query path (the binomial series would be too long)
+    size = engine.ERR_MAX_SLOTS + 6
+    judged = {f"d{i}": Fraction(i % 3) for i in range(size)}
+    qrels = {"q1": judged}
+    run = {"q1": [(d, Fraction(1)) for d in judged]}
+    p = prepare_dicts(qrels, run, ["q1"])
+    assert engine.values(p, parse("ERR")) is None
+    assert engine.values(p, parse(f"ERR@{engine.ERR_MAX_SLOTS}")) is not None
     got = evaluate(qrels, run, "ERR AP", exact=False)
     want = evaluate(qrels, run, "ERR AP")
     assert list(got.per_query["q1"]) == ["ERR", "AP"]
     assert got.per_query["q1"]["ERR"] == pytest.approx(to_float(want.per_query["q1"]["ERR"]), abs=1e-12)
+
+
+@pytest.mark.parametrize("batch", [None, 50])
+def test_err_on_one_large_single_grade_group_is_vectorised(batch, monkeypatch):
+    # every relevant member of the group has one grade: the hypergeometric path, any size
+    if batch is not None:  # tiny batches: every group its own batch
+        monkeypatch.setattr(engine, "ERR_BATCH_TERMS", batch)
+    judged = {f"d{i}": Fraction(2 if i % 7 == 0 else 0) for i in range(300)}
+    judged["x"] = Fraction(3)  # g_max 3, not retrieved
+    qrels = {"q1": judged, "q2": {"a": Fraction(1), "b": Fraction(0), "c": Fraction(1)}}
+    run = {"q1": [(d, Fraction(1)) for d in judged if d != "x"], "q2": [("a", Fraction(1)), ("b", Fraction(1)), ("c", Fraction(0))]}
+    p = prepare_dicts(qrels, run, ["q1", "q2"])
+    want = evaluate(qrels, run, "ERR ERR@250")
+    for m in ("ERR", "ERR@250"):
+        got = engine.values(p, parse(m))
+        assert got is not None, m
+        for i, q in enumerate(("q1", "q2")):
+            assert abs(got[i] - to_float(want.per_query[q][m])) <= 1e-12, (m, q)
 
 
 def test_float_ties_are_exact_ties():

@@ -20,8 +20,8 @@ queries, and summed per query with ``np.bincount``:
 Prefix sums (H, C) are accumulated in extended precision so that their
 differences keep ~1e-16 relative accuracy; tests/test_engine.py checks every
 query against the exact layer to 1e-12.  Measures the engine does not know
-(ERR without a cutoff or with over 64 slots in a group, and any measure
-added to :func:`tieaware.evaluate.compute` later)
+(ERR when a group with relevant members of several grades has over 64 slots
+within the cutoff, and any measure added to :func:`tieaware.evaluate.compute` later)
 return None from :func:`values`, and the caller evaluates them per query.
 
 >>> import io
@@ -279,29 +279,38 @@ def _rbp(g: _Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray
     return g.sum_per_query(np.where(live, r / g.size * (pf**g.t - pf ** np.where(live, last, g.t)), 0.0))
 
 
-#: ERR is evaluated in array form only when every group has at most this many slots within the cutoff.
+#: A tie group holding relevant documents of two or more grades is evaluated in array form
+#: (elementary symmetric polynomials) only with at most this many slots within the cutoff.
 ERR_MAX_SLOTS = 64
+#: The single-grade ERR path works on batches of groups of about this many (slot, count) terms,
+#: so its temporaries stay near 0.2 GB.
+ERR_BATCH_TERMS = 1_000_000
 
 
 def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
     """Expected ERR@k, all groups at once (fast.err's factorised form), or None to fall back.
 
     A group (start t, n members, slots s = min(n, k - t)) adds
-    S · Σ_i c_i·R_i · Σ_{x<=s} e_{x-1}(others of i) / (n·C(n-1, x-1)·(t + x)),
-    where S is the survival product of the earlier groups, c_i members have
-    the grade i with stop probability R_i = (2**i - 1)/2**g_max, and e_m is
-    the elementary symmetric polynomial of the others' 1 - R, built from
-    binomial series per distinct grade.  Only cutoffs with few slots per
-    group (ERR@20, not a whole 1,000-deep ranking) are done here.
+    S · Σ_{x<=s} E[R(doc at x)·Π_{y<x} (1 - R(doc at y))] / (t + x), where S is
+    the survival product of the earlier groups.  By exchangeability the
+    expectation is Σ_i (c_i/n)·R_i·E_{x-1}(others of i), E_m the mean of
+    Π(1 - R) over a random m-subset of the other n - 1 members.
+
+    - A group whose relevant members all have one grade (every group, with
+      binary qrels): the others are c - 1 of keep q = 1 - R and n - c of keep
+      1, so E_m = E[q**J] with J hypergeometric; summed over J in log space,
+      with log-factorials in extended precision (:func:`_err_single`).
+    - A group with relevant members of several grades: e_m, the elementary
+      symmetric polynomial of the others' keeps, from binomial series per
+      grade (:func:`_err_mixed`), only with few slots (ERR_MAX_SLOTS);
+      otherwise the whole measure falls back per query (None).
     """
     values = g.p.label_values
-    if k is None or any(x.denominator != 1 for x in values) or not g.rows:
+    if any(x.denominator != 1 for x in values) or not g.rows:
         return None
-    live = np.flatnonzero(g.t < k)
-    slots = np.minimum(g.size[live], k - g.t[live]).astype(np.int64)
-    top = int(slots.max(initial=0))
-    if top > ERR_MAX_SLOTS:
-        return None
+    depth = np.inf if k is None else k
+    live = np.flatnonzero(g.t < depth)
+    slots = np.minimum(g.size[live], depth - g.t[live]).astype(np.int64)
     grades = np.array([int(x) for x in values], dtype=np.int64)
     nl = len(values)
     # g_max per query: its best judged grade, at least 1 (as evaluate.compute passes it)
@@ -322,17 +331,80 @@ def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
     before = before - before[first_group][g.query]
     c, kp, st = counts[live], keep[live], stop[live]
     n, t = g.size[live], g.t[live]
+    positive = (c > 0) & (st > 0)  # relevant members, per grade
+    kinds = positive.sum(axis=1)
+    mixed = np.flatnonzero(kinds >= 2)
+    if len(mixed) and int(slots[mixed].max()) > ERR_MAX_SLOTS:
+        return None
     total = np.zeros(len(live))
+    single = np.flatnonzero(kinds == 1)
+    if len(single):
+        grade = np.argmax(positive[single], axis=1)
+        total[single] = _err_single(n[single], t[single], slots[single], c[single, grade], st[single, grade])
+    if len(mixed):
+        total[mixed] = _err_mixed(c[mixed], kp[mixed], st[mixed], n[mixed], t[mixed], slots[mixed])
+    return np.bincount(g.query[live], weights=np.exp(before[live]) * total, minlength=g.nq)
+
+
+def _expand(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, 0-based index) of count[i] consecutive entries per i."""
+    count = count.astype(np.int64)
+    owner = np.repeat(np.arange(len(count)), count)
+    return owner, np.arange(int(count.sum())) - (np.cumsum(count) - count)[owner]
+
+
+def _err_single(n: np.ndarray, t: np.ndarray, slots: np.ndarray, c: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """Σ_{x<=slots} (c/n)·R·E[q**J_x]/(t + x) per group, J_x ~ Hypergeometric(n - 1, c - 1, x - 1)."""
+    terms = np.cumsum(slots * c)
+    out = np.zeros(len(n))
+    lo = 0
+    while lo < len(n):  # batches of whole groups, about ERR_BATCH_TERMS terms each (at least one group)
+        hi = max(lo + 1, int(np.searchsorted(terms, (terms[lo - 1] if lo else 0) + ERR_BATCH_TERMS, side="right")))
+        out[lo:hi] = _err_single_batch(n[lo:hi], t[lo:hi], slots[lo:hi], c[lo:hi], stop[lo:hi])
+        lo = hi
+    return out
+
+
+def _err_single_batch(n: np.ndarray, t: np.ndarray, slots: np.ndarray, c: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    top = int(n.max())
+    log_fact = np.zeros(top + 1, dtype=np.longdouble)
+    np.cumsum(np.log(np.arange(1, top + 1, dtype=np.longdouble)), out=log_fact[1:])
+
+    def log_choose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return log_fact[a] - log_fact[b] - log_fact[a - b]
+
+    # (group, slot x): x - 1 = m others above; then (group, x, j): j of them relevant
+    group_of_x, m = _expand(slots)
+    rel_others = (c - 1).astype(np.int64)[group_of_x]
+    plain = (n - c).astype(np.int64)[group_of_x]  # members that never stop the user
+    at, j = _expand(rel_others + 1)
+    mm, kk, pp = m[at], rel_others[at], plain[at]
+    ok = (j <= mm) & (mm - j <= pp)
+    jj, rest = np.where(ok, j, 0), np.where(ok, mm - j, 0)
+    nn = kk + pp  # = n - 1
+    log_q = np.log((1 - stop).astype(np.longdouble))[group_of_x][at]
+    log_term = log_choose(kk, jj) + log_choose(pp, rest) - log_choose(nn, mm) + jj * log_q
+    term = np.where(ok, np.exp(log_term), 0)
+    mean_keep = np.bincount(at, weights=term.astype(np.float64), minlength=len(m))  # E[q**J] per (group, x)
+    per_x = mean_keep / (t[group_of_x] + m + 1)
+    return (c / n) * stop * np.bincount(group_of_x, weights=per_x, minlength=len(n))
+
+
+def _err_mixed(c: np.ndarray, kp: np.ndarray, st: np.ndarray, n: np.ndarray, t: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """The groups with relevant members of several grades: e_m of the others from binomial series."""
+    nl = c.shape[1]
+    top = int(slots.max(initial=0))
+    total = np.zeros(len(n))
     for i in range(nl):
         has = c[:, i] > 0
         if not has.any() or not st[:, i].any():
             continue
         others = c - (np.arange(nl) == i)
-        poly = np.zeros((len(live), top))
+        poly = np.zeros((len(n), top))
         poly[:, 0] = 1.0
         for j in range(nl):
             # Σ_m C(others_j, m)·keep_j**m z**m, truncated at degree top - 1
-            series = np.zeros((len(live), top))
+            series = np.zeros((len(n), top))
             series[:, 0] = 1.0
             for m_ in range(1, top):
                 series[:, m_] = series[:, m_ - 1] * np.maximum(others[:, j] - m_ + 1, 0) / m_ * kp[:, j]
@@ -340,15 +412,15 @@ def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
             for m_ in range(top):
                 new[:, m_] = (poly[:, : m_ + 1] * series[:, m_::-1]).sum(axis=1)
             poly = new
-        inner = np.zeros(len(live))
-        ways = np.ones(len(live))  # C(n-1, x-1)
+        inner = np.zeros(len(n))
+        ways = np.ones(len(n))  # C(n-1, x-1)
         for x in range(1, top + 1):
             if x > 1:
                 ways = ways * (n - x + 1) / (x - 1)
             with np.errstate(invalid="ignore", divide="ignore"):  # x > n only where x > slots
                 inner += np.where(x <= slots, poly[:, x - 1] / (n * ways * (t + x)), 0.0)
         total += np.where(has, c[:, i] * st[:, i] * inner, 0.0)
-    return np.bincount(g.query[live], weights=np.exp(before[live]) * total, minlength=g.nq)
+    return total
 
 
 def values(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[np.ndarray]:
