@@ -18,7 +18,7 @@ Fraction(17, 24)
 from tieaware.fast.measures import average_precision, dcg, f1, ndcg, precision, recall, reciprocal_rank
 from tieaware.fast.rank_biased_overlap import rbo, rbo_bounds, rbo_expected, rbo_expected_bounds
 from tieaware.fast.rbo_uncertainty import rbo_best, rbo_variance, rbo_worst
-from tieaware.fast.uncertainty import best, distribution, variance, worst
+from tieaware.fast.uncertainty import best, best_ordering, distribution, variance, worst, worst_ordering
 from tieaware.fast.trec_measures import bpref, judged, r_precision, success
 from tieaware.fast.rbp import rbp, rbp_residual
 from tieaware.fast.err import err
@@ -45,6 +45,8 @@ __all__ = [
     "best",
     "variance",
     "distribution",
+    "worst_ordering",
+    "best_ordering",
     "r_precision",
     "success",
 ]

@@ -7,7 +7,9 @@ programs and closed forms, polynomial in the group sizes), and RBO's worst,
 best and variance come from :mod:`tieaware.fast.rbo_uncertainty`.
 
 Covered: P, R, F1, AP, RR, RBP, ERR, DCG, nDCG (and RBO without a
-distribution).  ``distribution`` is not available in fast for exact DCG
+distribution).  :func:`worst_ordering` and :func:`best_ordering` give one
+ordering attaining the worst and the best value: each tie group sorted by
+label, ascending and descending.  ``distribution`` is not available in fast for exact DCG
 and nDCG (their values are sums of logs) nor when a group has more than
 5,000 distinct values; it then raises and says so.
 
@@ -20,17 +22,20 @@ and nDCG (their values are sums of logs) nor when a group has more than
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.errors import bad
 from tieaware.exact import Exact
 from tieaware.fast import rbo_uncertainty
-from tieaware.fast.tie_spread import SpreadStats, spread_stats
+from tieaware.fast.tie_spread import SPREAD_MEASURES, SpreadStats, spread_stats
+from tieaware.gains import check_gain_domain
 from tieaware.names import Measure, parse
-from tieaware.params import flag
+from tieaware.params import cutoff, flag
 from tieaware.rbo_input import measure_pair
+from tieaware.ranking import groups, label
 
-__all__ = ["worst", "best", "variance", "distribution"]
+__all__ = ["worst", "best", "variance", "distribution", "worst_ordering", "best_ordering"]
 
 
 def _measure(measure: Any) -> Measure:
@@ -96,3 +101,76 @@ def distribution(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] =
             "use exact=False or tieaware.reference.distribution",
         )
     return pmf
+
+
+def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Fraction]:
+    """One ordering consistent with the ties whose value is :func:`worst`: each group sorted by label, ascending.
+
+    The labels come back flat, in rank order, as Fractions (the normal form
+    of :func:`tieaware.ranking.groups`).
+
+    >>> worst_ordering("AP", [[1, 0], 1])     # AP 7/12 = worst("AP", [[1, 0], 1])
+    [Fraction(0, 1), Fraction(1, 1), Fraction(1, 1)]
+    >>> worst_ordering("ERR", [[2, 0, 1]])
+    [Fraction(0, 1), Fraction(1, 1), Fraction(2, 1)]
+
+    Why one rule is extremal for every measure here.  Each measure is a
+    constant plus a sum over tie groups of a part that depends only on the
+    group's own order (the ranks it spans, the relevant documents above it
+    and ERR's chance of reaching it do not depend on any tie-breaking), so
+    it is enough that the sorted order is extremal inside every group, and
+    by bubble sort it is enough that swapping two adjacent documents of a
+    group into label-descending order, higher label first, never lowers the
+    value:
+
+    - P, R, F1, RBP: Σ w(rank)·rel with w non-increasing in rank (0 past
+      the cutoff), and rel non-decreasing in the label;
+    - AP and RR: moving a relevant document one rank above a non-relevant
+      one raises its own precision (or reciprocal rank), or brings it inside
+      the cutoff, and changes no other term, so AP and RR never drop;
+    - DCG, nDCG: Σ gain(label)·discount(rank) with the gain non-decreasing
+      in the label and the discount decreasing in rank (0 past the cutoff):
+      the rearrangement inequality; nDCG's ideal does not move;
+    - ERR: with grades a > b at ranks j, j + 1, stop probabilities
+      R_a >= R_b and S the chance of reaching rank j, putting a first
+      changes ERR by S·(R_a − R_b)·(1/j − 1/(j + 1)) >= 0, and nothing below
+      j + 1 changes (the chance of passing both is (1 − R_a)(1 − R_b) either
+      way); at the cutoff j = k it swaps S·R_b/k for S·R_a/k.
+
+    RBO compares two rankings; its extreme orderings are a pair, from
+    :func:`tieaware.fast.rbo_uncertainty.rbo_worst_orderings`.
+    """
+    return _ordering(measure, ranking, ideal, descending=False)
+
+
+def best_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Fraction]:
+    """One ordering consistent with the ties whose value is :func:`best`: each group sorted by label, descending.
+
+    Extremal for every measure here by the argument in :func:`worst_ordering`.
+
+    >>> best_ordering("AP", [[1, 0], 1])      # AP 5/6 = best("AP", [[1, 0], 1])
+    [Fraction(1, 1), Fraction(0, 1), Fraction(1, 1)]
+    >>> best_ordering("nDCG@2", [3, [0, 2, 1]])
+    [Fraction(3, 1), Fraction(2, 1), Fraction(1, 1), Fraction(0, 1)]
+    """
+    return _ordering(measure, ranking, ideal, descending=True)
+
+
+def _ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]], descending: bool) -> list[Fraction]:
+    m = _measure(measure)
+    if m.name == "RBO":
+        which = "best" if descending else "worst"
+        raise bad(
+            "measure", str(m),
+            f"compares two rankings, so its extreme orderings are a pair (S, L): use tieaware.fast.rbo_{which}_orderings(S, L)",
+        )
+    if m.name not in SPREAD_MEASURES:
+        raise bad("measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(SPREAD_MEASURES))}")
+    cutoff(m.k, optional=True)
+    gs = groups(ranking)
+    labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    if m.name in ("DCG", "nDCG"):
+        check_gain_domain((x for g in gs for x in g), m.gain)
+        if labels is not None:
+            check_gain_domain(labels, m.gain, "ideal")
+    return [x for g in gs for x in sorted(g, reverse=descending)]

@@ -18,7 +18,7 @@ from tieaware.reference.measures import average_precision, dcg, f1, ndcg, precis
 from tieaware.reference.orderings import get_ordering_limit, ordering_limit
 from tieaware.reference.rank_biased_overlap import rbo, rbo_bounds
 from tieaware.reference.rbo_uncertainty import rbo_best, rbo_variance, rbo_worst
-from tieaware.reference.uncertainty import best, distribution, variance, worst
+from tieaware.reference.uncertainty import best, best_ordering, distribution, variance, worst, worst_ordering
 from tieaware.reference.trec_measures import bpref, judged, r_precision, success
 from tieaware.reference.rbp import rbp, rbp_residual
 from tieaware.reference.err import err
@@ -43,6 +43,8 @@ __all__ = [
     "best",
     "variance",
     "distribution",
+    "worst_ordering",
+    "best_ordering",
     "r_precision",
     "success",
     "ordering_limit",

@@ -13,6 +13,8 @@ same names and signatures, and the tests prove the two equal.
 (num_rel, nDCG's ideal, ERR's g_max), as in compute.  For ``"RBO(p=...)"``
 the ranking is a pair (S, L) and the tie-breakings are those of both lists
 (:mod:`tieaware.reference.rbo_uncertainty`; no distribution).
+:func:`worst_ordering` and :func:`best_ordering` return the first ordering,
+in the enumeration order, attaining the worst and the best value.
 
 >>> worst("P@1", [[1, 0]]), best("P@1", [[1, 0]]), variance("P@1", [[1, 0]])
 (Fraction(0, 1), Fraction(1, 1), Fraction(1, 4))
@@ -36,7 +38,7 @@ from tieaware.ranking import Ranking, groups
 from tieaware.reference import rbo_uncertainty
 from tieaware.reference.orderings import orderings
 
-__all__ = ["worst", "best", "variance", "distribution"]
+__all__ = ["worst", "best", "variance", "distribution", "worst_ordering", "best_ordering"]
 
 
 def _measure(measure: Any) -> Measure:
@@ -45,7 +47,12 @@ def _measure(measure: Any) -> Measure:
 
 def _values(m: Measure, ranking: Ranking, ideal: Optional[Sequence[object]]) -> list[Exact]:
     """The exact value on every ordering consistent with the ties (with repeats: each ordering once)."""
-    return [compute(m, list(o), ideal=ideal, layer="reference") for o in orderings(groups(ranking))]
+    return [value for _, value in _valued(m, ranking, ideal)]
+
+
+def _valued(m: Measure, ranking: Ranking, ideal: Optional[Sequence[object]]) -> list[tuple[tuple[Fraction, ...], Exact]]:
+    """(ordering, its exact value) for every ordering consistent with the ties, in enumeration order."""
+    return [(o, compute(m, list(o), ideal=ideal, layer="reference")) for o in orderings(groups(ranking))]
 
 
 def _rbo(m: Measure, ranking: Any, what: str, exact: bool) -> Exact:
@@ -119,3 +126,45 @@ def distribution(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] =
     for v in values:
         pmf[v] = pmf.get(v, Fraction(0)) + Fraction(1, len(values))
     return pmf if exact else {to_float(v): float(q) for v, q in pmf.items()}
+
+
+def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Fraction]:
+    """The first ordering consistent with the ties, in enumeration order, whose value is :func:`worst`.
+
+    The labels come back flat, in rank order, as Fractions (the normal form
+    of :func:`tieaware.ranking.groups`).  Every ordering is enumerated and
+    valued; nothing is assumed about which one is extremal.
+
+    >>> worst_ordering("AP", [[1, 0], 1])     # 0 1 1: AP 7/12
+    [Fraction(0, 1), Fraction(1, 1), Fraction(1, 1)]
+    >>> worst_ordering("ERR", [[2, 0, 1]])
+    [Fraction(0, 1), Fraction(1, 1), Fraction(2, 1)]
+
+    RBO compares two rankings: its extreme orderings are a pair, and this
+    refuses it (tieaware.fast.rbo_uncertainty.rbo_worst_orderings gives one).
+    """
+    return _ordering(_measure(measure), ranking, ideal, min)
+
+
+def best_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Fraction]:
+    """The first ordering consistent with the ties, in enumeration order, whose value is :func:`best`.
+
+    >>> best_ordering("AP", [[1, 0], 1])      # 1 0 1: AP 5/6
+    [Fraction(1, 1), Fraction(0, 1), Fraction(1, 1)]
+    >>> best_ordering("nDCG@2", [3, [0, 2, 1]])
+    [Fraction(3, 1), Fraction(2, 1), Fraction(0, 1), Fraction(1, 1)]
+    """
+    return _ordering(_measure(measure), ranking, ideal, max)
+
+
+def _ordering(m: Measure, ranking: Any, ideal: Optional[Sequence[object]], pick: Any) -> list[Fraction]:
+    if m.name == "RBO":
+        which = "worst" if pick is min else "best"
+        raise bad(
+            "measure", str(m),
+            f"compares two rankings, so its extreme orderings are a pair (S, L): use tieaware.fast.rbo_{which}_orderings(S, L)",
+        )
+    valued = _valued(m, ranking, ideal)
+    # min and max return the first of several equal extremes: the first in enumeration order.
+    order, _ = pick(valued, key=lambda pair: pair[1])
+    return list(order)

@@ -1,0 +1,163 @@
+"""worst_ordering, best_ordering in both layers; exact DCG/nDCG worst, best, variance up to 4 documents.
+
+The two layers may return different orderings when several attain an
+extreme (fast sorts each group, the reference takes the first in its
+enumeration order), so the orderings are checked by what they are: a
+tie-breaking of the ranking (each group's labels, in the group's place)
+whose value, computed by the reference layer on the untied ordering, is
+the reference's worst (best).  Exhaustive over every tie structure and
+labelling of up to 5 documents (binary) and 4 (grades 0-3), every cutoff up
+to one past the end, with and without an ideal holding more relevant
+documents than the ranking.
+
+Exact DCG/nDCG values are sums of logs: two exact values are compared by
+``sympy.cancel`` of their difference, an exact rational-function identity
+in the logs, never by floats.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from tieaware import fast, reference
+from tieaware.errors import TieawareError
+from tieaware.evaluate import compute
+from tieaware.ranking import groups
+from tieaware.structures import all_tied_rankings
+
+BINARY = ("P@{k}", "R@{k}", "F1@{k}", "AP", "AP@{k}", "RR", "RR@{k}", "RBP(p=0.5)", "RBP(p=0.5)@{k}")
+GRADED = (
+    "P(rel=2)@{k}", "R(rel=2)@{k}", "F1(rel=3)@{k}", "AP(rel=2)", "AP(rel=2)@{k}", "RR(rel=3)", "RR(rel=2)@{k}",
+    "RBP(p=1/3,rel=2)@{k}", "ERR", "ERR@{k}", "DCG", "DCG@{k}", "nDCG", "nDCG@{k}", "nDCG(dcg=exp-log2)@{k}",
+)
+
+
+def same(a, b) -> bool:
+    """Exact equality: Fractions with ==, sympy values by an exact cancellation of the difference."""
+    if isinstance(a, Fraction) and isinstance(b, Fraction):
+        return a == b
+    return a == b or sympy.cancel(sympy.sympify(a) - sympy.sympify(b)) == 0
+
+
+def consistent(order, ranking) -> bool:
+    """*order* is a tie-breaking of *ranking*: each group's labels, in the group's ranks, groups in order."""
+    gs = groups(ranking)
+    if len(order) != sum(len(g) for g in gs):
+        return False
+    start = 0
+    for g in gs:
+        if Counter(order[start : start + len(g)]) != Counter(g):
+            return False
+        start += len(g)
+    return True
+
+
+def check_orderings(name, r, ideal=None):
+    for what in ("worst", "best"):
+        target = getattr(reference, what)(name, r, ideal)
+        for layer in (fast, reference):
+            order = getattr(layer, f"{what}_ordering")(name, r, ideal)
+            assert isinstance(order, list) and all(type(x) is Fraction for x in order), (layer, order)
+            assert consistent(order, r), (layer.__name__, what, name, r, order)
+            value = compute(name, order, ideal=ideal, layer="reference")
+            assert same(value, target), (layer.__name__, what, name, r, ideal, order, value, target)
+
+
+def _names(templates, n):
+    for template in templates:
+        for k in range(1, n + 2) if "{k}" in template else (None,):
+            yield template.format(k=k)
+
+
+@pytest.mark.parametrize("n", range(0, 6))
+def test_orderings_binary(n):
+    for r in all_tied_rankings(n, (0, 1)):
+        for name in _names(BINARY, n):
+            check_orderings(name, r)
+        check_orderings("R@2", r, ideal=[1] * (n + 1))
+        check_orderings("AP", r, ideal=[1] * (n + 1))
+
+
+@pytest.mark.parametrize("n", range(1, 5))
+def test_orderings_graded(n):
+    for r in all_tied_rankings(n, (0, 1, 2, 3)):
+        flat = [x for g in groups(r) for x in g]
+        for name in _names(GRADED, n):
+            check_orderings(name, r)
+        # An ideal with one more document, of the top grade: nDCG's ideal, ERR's g_max, num_rel all move.
+        for name in ("nDCG@2", "ERR", "AP(rel=2)", "R(rel=3)@2"):
+            check_orderings(name, r, ideal=flat + [3])
+
+
+def test_err_graded_orderings_are_the_sorted_groups():
+    """ERR: the extremes are the groups sorted by grade, and no other ordering beats them."""
+    for r in all_tied_rankings(4, (0, 1, 2, 3)):
+        gs = groups(r)
+        for name in ("ERR", "ERR@2", "ERR@3"):
+            assert fast.worst_ordering(name, r) == [x for g in gs for x in sorted(g)]
+            assert fast.best_ordering(name, r) == [x for g in gs for x in sorted(g, reverse=True)]
+            assert compute(name, fast.worst_ordering(name, r), layer="fast") == fast.worst(name, r)
+            assert compute(name, fast.best_ordering(name, r), layer="fast") == fast.best(name, r)
+
+
+def test_by_hand():
+    # AP of (1 0) 1: 1 0 1 gives (1 + 2/3)/2 = 5/6, 0 1 1 gives (1/2 + 2/3)/2 = 7/12.
+    for layer in (fast, reference):
+        assert layer.worst_ordering("AP", [[1, 0], 1]) == [0, 1, 1]
+        assert layer.best_ordering("AP", [[1, 0], 1]) == [1, 0, 1]
+        assert layer.worst_ordering("P@1", [2, [0, 1]]) == [2, 0, 1]   # a singleton never moves
+        assert layer.best_ordering("AP", []) == []
+    # nDCG@2 of 3 (0 2 1): ranks 3 and 4 are past the cutoff, so 1 and 0 may come in either order.
+    assert fast.best_ordering("nDCG@2", [3, [0, 2, 1]]) == [3, 2, 1, 0]
+    assert reference.best_ordering("nDCG@2", [3, [0, 2, 1]]) == [3, 2, 0, 1]   # first in enumeration order
+
+
+@pytest.mark.parametrize("layer", [fast, reference])
+def test_rbo_points_to_the_pair_orderings(layer):
+    for what in ("worst", "best"):
+        with pytest.raises(TieawareError, match=f"rbo_{what}_orderings"):
+            getattr(layer, f"{what}_ordering")("RBO(p=0.5)", (["a"], ["a"]))
+
+
+@pytest.mark.parametrize("layer", [fast, reference])
+def test_bad_input(layer):
+    with pytest.raises(TieawareError, match="ranking"):
+        layer.worst_ordering("AP", [[1, -1]])
+    with pytest.raises(TieawareError, match=r"ideal\[1\]"):
+        layer.best_ordering("AP", [[1, 0]], ideal=[1, "x"])
+    with pytest.raises(TieawareError, match="measure"):
+        layer.best_ordering("nDGC", [[1, 0]])
+    with pytest.raises(TieawareError, match="exp2"):
+        layer.best_ordering("nDCG(dcg=exp-log2)", [[Fraction(1, 2), 0]])
+
+
+def test_fast_refuses_what_it_does_not_spread():
+    with pytest.raises(TieawareError, match="has no spread"):
+        fast.worst_ordering("Bpref", [[1, 0]])
+    assert reference.worst_ordering("Bpref", [[1, 0]]) in ([0, 1], [1, 0])
+
+
+# --- exact DCG/nDCG worst, best, variance: fast == reference up to 4 documents ---------------
+
+DCG_NAMES = ("DCG", "DCG@2", "nDCG", "nDCG@3", "nDCG(dcg=exp-log2)@2")
+
+
+@pytest.mark.parametrize("n", range(1, 5))
+def test_dcg_exact_upto_4(n):
+    started = time.perf_counter()
+    # Grades 0-3 up to 3 documents, 0-2 for 4 (0-3 at 4 is 1,031 rankings: minutes of sympy).
+    grades = (0, 1, 2, 3) if n <= 3 else (0, 1, 2)
+    for r in all_tied_rankings(n, grades):
+        if all(len(g) == 1 for g in groups(r)):
+            continue  # no ties: one ordering, nothing moves (test_orderings_graded covers the value)
+        for name in DCG_NAMES:
+            for what in ("worst", "best", "variance"):
+                f = getattr(fast, what)(name, r)
+                ref = getattr(reference, what)(name, r)
+                assert same(f, ref), (what, name, r, f, ref)
+    assert time.perf_counter() - started < 120
