@@ -11,6 +11,8 @@ Strategies:
 
 - :func:`tied_rankings`: rankings in the input form (labels and tie groups).
 - :func:`rankings_with_cutoff`: a ranking and a cutoff k from 1 to n + 2.
+- :func:`rankings_with_ideal`: a ranking with few enough tie-breakings to
+  enumerate, and the query's judged labels (or None).
 - :func:`scores_and_labels`: parallel score and label lists with forced ties.
 - :func:`qrels_and_runs`: a qrels dict and a run dict with tied scores.
 - :func:`rbo_pairs`, :func:`rbo_rankings`, :func:`untied_rbo_pairs`, :func:`tie_structure`: RBO rankings
@@ -28,6 +30,7 @@ __all__ = [
     "labels",
     "tied_rankings",
     "rankings_with_cutoff",
+    "rankings_with_ideal",
     "scores_and_labels",
     "qrels_and_runs",
     "rbo_pairs",
@@ -78,6 +81,46 @@ def rankings_with_cutoff(draw: Any, max_size: int = 12, label_strategy: Optional
 
 
 @st.composite
+def rankings_with_ideal(
+    draw: Any,
+    max_size: int = 7,
+    max_orderings: int = 720,
+    label_strategy: Optional[st.SearchStrategy] = None,
+    max_unretrieved: int = 3,
+) -> tuple[list, Optional[list]]:
+    """(ranking, ideal): a tied ranking the reference can enumerate, and the query's judged labels.
+
+    The ranking has 0..max_size documents; its groups are halved until it
+    has at most *max_orderings* tie-breakings (the product of the group
+    sizes' factorials), so ``tieaware.reference`` stays cheap on it.
+    *ideal* is None (each layer then uses the ranking's own labels) or every
+    label of the ranking plus up to *max_unretrieved* judged labels the run
+    did not retrieve, as :func:`tieaware.evaluate.compute` takes it.
+    Shrinks towards short rankings, label 0, no ties and no ideal.
+
+    >>> from hypothesis import given
+    >>> @given(rankings_with_ideal(max_size=4, max_orderings=6))
+    ... def check(pair):
+    ...     ranking, ideal = pair
+    ...     assert all(len(g) <= 3 for g in ranking if isinstance(g, list))
+    ...     assert ideal is None or len(ideal) >= sum(len(g) if isinstance(g, list) else 1 for g in ranking)
+    >>> check()
+    """
+    strategy = labels() if label_strategy is None else label_strategy
+    values = draw(st.lists(strategy, max_size=max_size))
+    sizes = _split_until(draw(tie_structure(len(values))), max_orderings) if values else []
+    ranking: list = []
+    start = 0
+    for n in sizes:
+        ranking.append(values[start : start + n] if n > 1 else values[start])
+        start += n
+    ideal = None
+    if draw(st.booleans()):
+        ideal = values + draw(st.lists(strategy, max_size=max_unretrieved))
+    return ranking, ideal
+
+
+@st.composite
 def scores_and_labels(draw: Any, max_size: int = 12, distinct_scores: int = 4) -> tuple[list[Fraction], list[int]]:
     """Parallel scores and labels; scores come from a few values, so ties are common."""
     n = draw(st.integers(min_value=0, max_value=max_size))
@@ -99,4 +142,4 @@ def qrels_and_runs(draw: Any, max_queries: int = 3, max_docs: int = 10) -> tuple
 
 
 # RBO strategies live beside the RBO input model; re-exported here.
-from tieaware.strategies_rbo import rbo_pairs, rbo_rankings, tie_structure, untied_rbo_pairs  # noqa: E402
+from tieaware.strategies_rbo import _split_until, rbo_pairs, rbo_rankings, tie_structure, untied_rbo_pairs  # noqa: E402
