@@ -6,8 +6,9 @@ per-group parts (:mod:`tieaware.fast.tie_spread`: per-group dynamic
 programs and closed forms, polynomial in the group sizes), and RBO's worst,
 best and variance come from :mod:`tieaware.fast.rbo_uncertainty`.
 
-Covered: P, R, F1, AP, RR, RBP, ERR, DCG, nDCG (and RBO without a
-distribution).  :func:`worst_ordering` and :func:`best_ordering` give one
+Covered: P, R, F1, AP, RR, RBP, ERR, DCG, nDCG, and Rprec, Success@k and
+Judged@k (:mod:`tieaware.fast.trec_spread`: one hypergeometric group), and
+RBO without a distribution.  :func:`worst_ordering` and :func:`best_ordering` give one
 ordering attaining the worst and the best value: each tie group sorted by
 label, ascending and descending.  ``distribution`` is not available in fast for exact DCG
 and nDCG (their values are sums of logs) nor when a group has more than
@@ -29,11 +30,12 @@ from tieaware.errors import bad
 from tieaware.exact import Exact
 from tieaware.fast import rbo_uncertainty
 from tieaware.fast.tie_spread import SPREAD_MEASURES, SpreadStats, spread_stats
+from tieaware.fast.trec_spread import TREC_SPREAD_MEASURES, trec_spread
 from tieaware.gains import check_gain_domain
 from tieaware.names import Measure, parse
 from tieaware.params import cutoff, flag
 from tieaware.rbo_input import measure_pair
-from tieaware.ranking import groups, label
+from tieaware.ranking import groups, judged_groups, label
 
 __all__ = ["worst", "best", "variance", "distribution", "worst_ordering", "best_ordering"]
 
@@ -48,6 +50,8 @@ def _rbo(m: Measure, ranking: Any, what: str, exact: bool) -> Exact:
 
 
 def _stats(m: Measure, ranking: Any, ideal: Optional[Sequence[object]], exact: bool, pmf: bool = False) -> SpreadStats:
+    if m.name in TREC_SPREAD_MEASURES:
+        return trec_spread(m, ranking, ideal, exact=exact, distribution=pmf)
     return spread_stats(m, ranking, ideal, exact=exact, distribution=pmf)
 
 
@@ -103,11 +107,12 @@ def distribution(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] =
     return pmf
 
 
-def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Fraction]:
+def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Optional[Fraction]]:
     """One ordering consistent with the ties whose value is :func:`worst`: each group sorted by label, ascending.
 
     The labels come back flat, in rank order, as Fractions (the normal form
-    of :func:`tieaware.ranking.groups`).
+    of :func:`tieaware.ranking.groups`); for Judged, an unjudged document
+    stays ``None`` and sorts below every label.
 
     >>> worst_ordering("AP", [[1, 0], 1])     # AP 7/12 = worst("AP", [[1, 0], 1])
     [Fraction(0, 1), Fraction(1, 1), Fraction(1, 1)]
@@ -115,10 +120,11 @@ def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]]
     [Fraction(0, 1), Fraction(1, 1), Fraction(2, 1)]
 
     Why one rule is extremal for every measure here.  Each measure is a
-    constant plus a sum over tie groups of a part that depends only on the
-    group's own order (the ranks it spans, the relevant documents above it
-    and ERR's chance of reaching it do not depend on any tie-breaking), so
-    it is enough that the sorted order is extremal inside every group, and
+    non-decreasing function (for all but Success@k, a constant plus the sum)
+    of per-group parts that depend only on the group's own order (the ranks
+    it spans, the relevant documents above it and ERR's chance of reaching
+    it do not depend on any tie-breaking), so it is enough that the sorted
+    order is extremal inside every group, and
     by bubble sort it is enough that swapping two adjacent documents of a
     group into label-descending order, higher label first, never lowers the
     value:
@@ -131,6 +137,9 @@ def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]]
     - DCG, nDCG: Σ gain(label)·discount(rank) with the gain non-decreasing
       in the label and the discount decreasing in rank (0 past the cutoff):
       the rearrangement inequality; nDCG's ideal does not move;
+    - Rprec, Success@k, Judged@k: they count the hits (relevant, or judged,
+      documents) in the top d ranks, and a hit moved up stays in the top d
+      or enters it;
     - ERR: with grades a > b at ranks j, j + 1, stop probabilities
       R_a >= R_b and S the chance of reaching rank j, putting a first
       changes ERR by S·(R_a − R_b)·(1/j − 1/(j + 1)) >= 0, and nothing below
@@ -143,7 +152,7 @@ def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]]
     return _ordering(measure, ranking, ideal, descending=False)
 
 
-def best_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Fraction]:
+def best_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Optional[Fraction]]:
     """One ordering consistent with the ties whose value is :func:`best`: each group sorted by label, descending.
 
     Extremal for every measure here by the argument in :func:`worst_ordering`.
@@ -156,7 +165,7 @@ def best_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] 
     return _ordering(measure, ranking, ideal, descending=True)
 
 
-def _ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]], descending: bool) -> list[Fraction]:
+def _ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]], descending: bool) -> list[Optional[Fraction]]:
     m = _measure(measure)
     if m.name == "RBO":
         which = "best" if descending else "worst"
@@ -164,11 +173,15 @@ def _ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]], des
             "measure", str(m),
             f"compares two rankings, so its extreme orderings are a pair (S, L): use tieaware.fast.rbo_{which}_orderings(S, L)",
         )
-    if m.name not in SPREAD_MEASURES:
-        raise bad("measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(SPREAD_MEASURES))}")
+    known = SPREAD_MEASURES | TREC_SPREAD_MEASURES
+    if m.name not in known:
+        raise bad("measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(known))}")
     cutoff(m.k, optional=True)
-    gs = groups(ranking)
     labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    if m.name == "Judged":  # unjudged (None) below every label; the labels themselves do not matter
+        judged = judged_groups(ranking)
+        return [x for g in judged for x in sorted(g, key=lambda x: (x is not None, x or 0), reverse=descending)]
+    gs = groups(ranking)
     if m.name in ("DCG", "nDCG"):
         check_gain_domain((x for g in gs for x in g), m.gain)
         if labels is not None:

@@ -29,12 +29,12 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.errors import bad
-from tieaware.evaluate import compute
+from tieaware.evaluate import UNJUDGED, compute
 from tieaware.exact import Exact, to_float
 from tieaware.names import Measure, parse
 from tieaware.params import flag
 from tieaware.rbo_input import measure_pair
-from tieaware.ranking import Ranking, groups
+from tieaware.ranking import Ranking, groups, judged_groups
 from tieaware.reference import rbo_uncertainty
 from tieaware.reference.orderings import orderings
 
@@ -50,9 +50,14 @@ def _values(m: Measure, ranking: Ranking, ideal: Optional[Sequence[object]]) -> 
     return [value for _, value in _valued(m, ranking, ideal)]
 
 
-def _valued(m: Measure, ranking: Ranking, ideal: Optional[Sequence[object]]) -> list[tuple[tuple[Fraction, ...], Exact]]:
-    """(ordering, its exact value) for every ordering consistent with the ties, in enumeration order."""
-    return [(o, compute(m, list(o), ideal=ideal, layer="reference")) for o in orderings(groups(ranking))]
+def _valued(m: Measure, ranking: Ranking, ideal: Optional[Sequence[object]]) -> list[tuple[tuple[Any, ...], Exact]]:
+    """(ordering, its exact value) for every ordering consistent with the ties, in enumeration order.
+
+    Judged and Bpref tell an unjudged document (None) from a judged 0, so
+    their orderings keep the None; for the others None is the label 0.
+    """
+    gs = judged_groups(ranking) if m.name in UNJUDGED else groups(ranking)
+    return [(o, compute(m, list(o), ideal=ideal, layer="reference")) for o in orderings(gs)]
 
 
 def _rbo(m: Measure, ranking: Any, what: str, exact: bool) -> Exact:
@@ -128,11 +133,12 @@ def distribution(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] =
     return pmf if exact else {to_float(v): float(q) for v, q in pmf.items()}
 
 
-def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Fraction]:
+def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Optional[Fraction]]:
     """The first ordering consistent with the ties, in enumeration order, whose value is :func:`worst`.
 
     The labels come back flat, in rank order, as Fractions (the normal form
-    of :func:`tieaware.ranking.groups`).  Every ordering is enumerated and
+    of :func:`tieaware.ranking.groups`; for Judged and Bpref an unjudged
+    document stays ``None``).  Every ordering is enumerated and
     valued; nothing is assumed about which one is extremal.
 
     >>> worst_ordering("AP", [[1, 0], 1])     # 0 1 1: AP 7/12
@@ -146,7 +152,7 @@ def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]]
     return _ordering(_measure(measure), ranking, ideal, min)
 
 
-def best_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Fraction]:
+def best_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None) -> list[Optional[Fraction]]:
     """The first ordering consistent with the ties, in enumeration order, whose value is :func:`best`.
 
     >>> best_ordering("AP", [[1, 0], 1])      # 1 0 1: AP 5/6
@@ -157,7 +163,7 @@ def best_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] 
     return _ordering(_measure(measure), ranking, ideal, max)
 
 
-def _ordering(m: Measure, ranking: Any, ideal: Optional[Sequence[object]], pick: Any) -> list[Fraction]:
+def _ordering(m: Measure, ranking: Any, ideal: Optional[Sequence[object]], pick: Any) -> list[Optional[Fraction]]:
     if m.name == "RBO":
         which = "worst" if pick is min else "best"
         raise bad(

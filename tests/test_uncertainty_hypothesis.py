@@ -3,7 +3,7 @@
 Rankings come from the public strategy :func:`tieaware.strategies.rankings_with_ideal`
 (at most 7 documents and 120 tie-breakings, so the reference's enumeration
 stays cheap), measures from P@k, R@k, F1@k, AP, AP@k, RR, RR@k, RBP, RBP@k,
-ERR, ERR@k with random cutoffs (past the end too), thresholds and RBP
+ERR, ERR@k, Rprec, Success@k with random cutoffs (past the end too), thresholds and RBP
 persistences.  DCG/nDCG (sympy values) are left to the exhaustive tests.
 """
 
@@ -22,7 +22,7 @@ from tieaware.ranking import groups
 from tieaware.strategies import rankings_with_ideal
 
 RANKINGS = rankings_with_ideal(max_size=7, max_orderings=120)
-NAMES = ["P", "R", "F1", "AP", "RR", "RBP", "ERR"]
+NAMES = ["P", "R", "F1", "AP", "RR", "RBP", "ERR", "Rprec", "Success"]
 #: Each test runs once per measure name, so each run gets a third of the profile's examples.
 PER_NAME = settings(max_examples=max(settings.default.max_examples // 3, 10))
 
@@ -31,7 +31,7 @@ PER_NAME = settings(max_examples=max(settings.default.max_examples // 3, 10))
 def measures(draw, name: str) -> Measure:
     """*name* as a parsed Measure with a random cutoff (optional where it may be), rel and p."""
     k = draw(st.integers(min_value=1, max_value=9))
-    if name not in ("P", "R", "F1") and draw(st.booleans()):
+    if name == "Rprec" or (name not in ("P", "R", "F1", "Success") and draw(st.booleans())):
         k = None
     params = []
     if name == "RBP":

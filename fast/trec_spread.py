@@ -1,0 +1,132 @@
+"""Minimum, maximum, variance and distribution of Rprec, Success@k and Judged@k over tie-breakings.
+
+All three read only the top d ranks (d = R for Rprec, k for Success@k,
+min(k, length) for Judged@k), and only through how many of them hold a
+"hit" (a relevant document; a judged one for Judged).  A group wholly above
+d puts all its hits there, a group wholly below none, whatever its order;
+only the one group that crosses d moves.  With m of its n slots above d and
+h of its members hits, the hits it puts there, H, are hypergeometric:
+P(H = i) = C(h, i)·C(n − h, m − i)/C(n, m), for max(0, m − (n − h)) <= i <= min(m, h),
+with mean m·h/n and variance m·(h/n)·(1 − h/n)·(n − m)/(n − 1).  So, with F
+the hits of the groups wholly above d:
+
+- **Rprec** = (F + H)/R and **Judged@k** = (F + H)/min(k, length): the
+  extremes take the fewest and the most hits H can have, the variance is
+  Var H over the divisor squared, the distribution H's, shifted and scaled;
+- **Success@k** = 1 when F > 0, else the Bernoulli "H > 0", whose chance is
+  1 − C(n − h, m)/C(n, m) (:func:`tieaware.fast.trec_measures.success_from`,
+  the expectation's own closed form): worst 0 unless that chance is 1, best
+  1 unless it is 0, variance p(1 − p).
+
+R and Judged's divisor follow :func:`tieaware.evaluate.compute`: R is the
+judged labels >= rel of *ideal* (else those of the ranking), an R of 0
+makes Rprec 0, and missing ranks count as misses; ``None`` in the ranking
+marks an unjudged document (for Judged; the others read it as 0).
+
+>>> from tieaware.names import parse
+>>> s = trec_spread(parse("Rprec"), [[1, 0, 0], 1], distribution=True)   # R = 2: the top 2 hold 0 or 1 of them
+>>> s.worst, s.best, s.variance, sorted(s.distribution.items())
+(Fraction(0, 1), Fraction(1, 2), Fraction(1, 18), [(Fraction(0, 1), Fraction(1, 3)), (Fraction(1, 2), Fraction(2, 3))])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from math import comb
+from typing import Any, Optional
+
+from tieaware.errors import bad
+from tieaware.fast.groups import Group
+from tieaware.fast.tie_spread import SpreadStats
+from tieaware.fast.trec_measures import success_from
+from tieaware.names import Measure, parse
+from tieaware.params import cutoff, flag, relevant_total, threshold
+from tieaware.ranking import Ranking, groups, judged_groups, label
+
+__all__ = ["TREC_SPREAD_MEASURES", "trec_spread", "hypergeometric"]
+
+#: The measures whose spread over tie-breakings this module computes.
+TREC_SPREAD_MEASURES = frozenset({"Rprec", "Success", "Judged"})
+
+
+def hypergeometric(n: int, h: int, m: int) -> dict[int, Fraction]:
+    """{i: P(H = i)} for the hits H among m of n slots in a random order, h of the n being hits.
+
+    >>> hypergeometric(4, 2, 2)
+    {0: Fraction(1, 6), 1: Fraction(2, 3), 2: Fraction(1, 6)}
+    """
+    total = comb(n, m)
+    return {i: Fraction(comb(h, i) * comb(n - h, m - i), total) for i in range(max(0, m - (n - h)), min(m, h) + 1)}
+
+
+def trec_spread(
+    measure: Any, ranking: Ranking, ideal: Optional[Sequence[object]] = None, *, exact: bool = True, distribution: bool = False
+) -> SpreadStats:
+    """min, max, variance (and with *distribution*, the pmf) of Rprec, Success@k or Judged@k over tie-breakings.
+
+    >>> trec_spread("Success@2", [0, [0, 1, 0]])    # the relevant document is at rank 2 with chance 1/3
+    SpreadStats(worst=Fraction(0, 1), best=Fraction(1, 1), variance=Fraction(2, 9), distribution=None)
+    >>> trec_spread("Judged@2", [1, [None, 0, None]]).best
+    Fraction(1, 1)
+    """
+    m = measure if isinstance(measure, Measure) else parse(measure)
+    exact = flag(exact, "exact")
+    if m.name not in TREC_SPREAD_MEASURES:
+        raise bad("measure", str(m), f"is not one of {', '.join(sorted(TREC_SPREAD_MEASURES))}")
+    labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    if m.name == "Judged":
+        gs: Any = judged_groups(ranking)
+        hits = [sum(1 for x in g if x is not None) for g in gs]
+        length = sum(len(g) for g in gs)
+        k = cutoff(m.k, optional=True)
+        depth = length if k is None else min(k, length)
+        stats = _count(gs, hits, depth, depth, distribution)
+    else:
+        gs = groups(ranking)
+        t = threshold(m.rel)
+        hits = [sum(1 for x in g if x >= t) for g in gs]
+        if m.name == "Rprec":
+            judged = None if labels is None else sum(1 for x in labels if x >= t)
+            big_r = relevant_total(judged, sum(hits))
+            stats = _count(gs, hits, big_r, big_r, distribution)
+        else:
+            stats = _success(gs, hits, cutoff(m.k), distribution)
+    return stats if exact else _floats(stats)
+
+
+def _count(gs: Sequence[Sequence[Any]], hits: Sequence[int], depth: int, divisor: int, want: bool) -> SpreadStats:
+    """(hits in the top *depth*)/divisor: fixed above the crossing group, hypergeometric inside it."""
+    if divisor == 0:
+        zero = Fraction(0)
+        return SpreadStats(zero, zero, zero, {zero: Fraction(1)} if want else None)
+    fixed, start, pmf = 0, 0, {0: Fraction(1)}
+    for g, h in zip(gs, hits):
+        n = len(g)
+        if start >= depth:
+            break
+        if start + n <= depth:
+            fixed += h
+        else:  # the one group crossing the cutoff
+            pmf = hypergeometric(n, h, depth - start)
+        start += n
+    values = {Fraction(fixed + i, divisor): q for i, q in pmf.items()}
+    mean = sum((v * q for v, q in values.items()), Fraction(0))
+    variance = sum((q * (v - mean) ** 2 for v, q in values.items()), Fraction(0))
+    return SpreadStats(min(values), max(values), variance, values if want else None)
+
+
+def _success(gs: Sequence[Sequence[Any]], hits: Sequence[int], k: int, want: bool) -> SpreadStats:
+    """Success@k, a Bernoulli whose chance is the expectation's closed form (success_from)."""
+    summary, start = [], 0
+    for g, h in zip(gs, hits):
+        summary.append(Group(start, len(g), Fraction(h), None))
+        start += len(g)
+    p = Fraction(success_from(summary, k))
+    pmf = {v: q for v, q in ((Fraction(0), 1 - p), (Fraction(1), p)) if q}
+    return SpreadStats(min(pmf), max(pmf), p * (1 - p), pmf if want else None)
+
+
+def _floats(stats: SpreadStats) -> SpreadStats:
+    pmf = None if stats.distribution is None else {float(v): float(q) for v, q in stats.distribution.items()}
+    return SpreadStats(float(stats.worst), float(stats.best), float(stats.variance), pmf)
