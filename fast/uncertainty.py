@@ -31,9 +31,9 @@ from tieaware.exact import Exact
 from tieaware.fast import rbo_uncertainty
 from tieaware.fast.tie_spread import SPREAD_MEASURES, SpreadStats, spread_stats
 from tieaware.fast.trec_spread import TREC_SPREAD_MEASURES, trec_spread
-from tieaware.gains import check_gain_domain
+from tieaware.gains import check_gain_domain, check_ideal
 from tieaware.names import Measure, parse
-from tieaware.params import cutoff, flag
+from tieaware.params import cutoff, flag, grade_ceiling, relevant_total, threshold
 from tieaware.rbo_input import measure_pair
 from tieaware.ranking import groups, judged_groups, label
 
@@ -182,8 +182,20 @@ def _ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]], des
         judged = judged_groups(ranking)
         return [x for g in judged for x in sorted(g, key=lambda x: (x is not None, x or 0), reverse=descending)]
     gs = groups(ranking)
-    if m.name in ("DCG", "nDCG"):
-        check_gain_domain((x for g in gs for x in g), m.gain)
+    _check(m, [x for g in gs for x in g], labels, ideal)
+    return [x for g in gs for x in sorted(g, reverse=descending)]
+
+
+def _check(m: Measure, flat: list[Fraction], labels: Optional[list[Fraction]], ideal: Any) -> None:
+    """Refuse what :func:`worst` refuses for this input, without computing the spread."""
+    if m.name in ("P", "R", "F1", "AP", "RR", "RBP", "Rprec"):  # num_rel from ideal, never below the retrieved
+        t = threshold(m.rel)
+        relevant_total(None if labels is None else sum(1 for x in labels if x >= t), sum(1 for x in flat if x >= t))
+    elif m.name in ("DCG", "nDCG"):
+        check_gain_domain(flat, m.gain)
         if labels is not None:
             check_gain_domain(labels, m.gain, "ideal")
-    return [x for g in gs for x in sorted(g, reverse=descending)]
+            if m.name == "nDCG":
+                check_ideal(flat, labels, ideal)
+    elif m.name == "ERR":
+        grade_ceiling(flat, None if not labels else max(1, int(max(labels))))

@@ -197,6 +197,26 @@ def test_bad_input(layer):
         layer.best_ordering("nDCG(dcg=exp-log2)", [[Fraction(1, 2), 0]])
 
 
+@pytest.mark.parametrize(
+    "name, r, ideal",
+    [
+        ("AP", [1, 1], [1]), ("R@2", [[1, 1]], [1]), ("F1@1", [[1, 1]], [0]), ("Rprec", [[1, 1]], [1]),
+        ("nDCG", [[1, 2]], [1]), ("nDCG", [[3, 2]], [1, 1]), ("ERR", [[Fraction(1, 2), 0]], None), ("ERR", [[3, 0]], [1]),
+        ("nDCG(dcg=exp-log2)", [[1, 0]], [Fraction(1, 2)]), ("DCG(dcg=exp-log2)", [[Fraction(1, 2), 0]], None),
+        ("AP", [[1, 0]], ["x"]), ("AP", "abc", None), ("AP", [[]], None),
+    ],
+)
+@pytest.mark.parametrize("layer", [fast, reference])
+def test_orderings_refuse_what_worst_refuses(layer, name, r, ideal):
+    with pytest.raises(TieawareError) as expected:
+        layer.worst(name, r, ideal)
+    for what in ("worst_ordering", "best_ordering"):
+        with pytest.raises(TieawareError) as info:
+            getattr(layer, what)(name, r, ideal)
+        # The same complaint about the same argument (the value may be shown as given or as Fractions).
+        assert str(info.value).split(", got ")[0] == str(expected.value).split(", got ")[0]
+
+
 def test_fast_refuses_what_it_does_not_spread():
     with pytest.raises(TieawareError, match="has no spread"):
         fast.worst_ordering("Bpref", [[1, 0]])
