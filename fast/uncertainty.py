@@ -6,13 +6,14 @@ per-group parts (:mod:`tieaware.fast.tie_spread`: per-group dynamic
 programs and closed forms, polynomial in the group sizes), and RBO's worst,
 best and variance come from :mod:`tieaware.fast.rbo_uncertainty`.
 
-Covered: P, R, F1, AP, RR, RBP, ERR, DCG, nDCG, and Rprec, Success@k and
-Judged@k (:mod:`tieaware.fast.trec_spread`: one hypergeometric group), and
-RBO without a distribution.  :func:`worst_ordering` and :func:`best_ordering` give one
-ordering attaining the worst and the best value: each tie group sorted by
-label, ascending and descending.  ``distribution`` is not available in fast for exact DCG
-and nDCG (their values are sums of logs) nor when a group has more than
-5,000 distinct values; it then raises and says so.
+Covered: P, R, F1, AP, RR, RBP, ERR, DCG, nDCG; Rprec, Success@k and
+Judged@k (:mod:`tieaware.fast.trec_spread`: one hypergeometric group); RBO
+without a distribution.  ``distribution`` is not available in fast for
+exact DCG and nDCG (their values are sums of logs) nor when a group has
+more than 5,000 distinct values; it then raises and says so.
+:func:`worst_ordering` and :func:`best_ordering` give one ordering
+attaining the worst and the best value: each tie group sorted by label,
+ascending and descending.
 
 >>> worst("P@1", [[1, 0]]), best("P@1", [[1, 0]]), variance("P@1", [[1, 0]])
 (Fraction(0, 1), Fraction(1, 1), Fraction(1, 4))
@@ -124,10 +125,9 @@ def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]]
     of per-group parts that depend only on the group's own order (the ranks
     it spans, the relevant documents above it and ERR's chance of reaching
     it do not depend on any tie-breaking), so it is enough that the sorted
-    order is extremal inside every group, and
-    by bubble sort it is enough that swapping two adjacent documents of a
-    group into label-descending order, higher label first, never lowers the
-    value:
+    order is extremal inside every group; and by bubble sort, that swapping
+    two adjacent documents of a group so that the higher label comes first
+    never lowers the value:
 
     - P, R, F1, RBP: Σ w(rank)·rel with w non-increasing in rank (0 past
       the cutoff), and rel non-decreasing in the label;
