@@ -3,8 +3,9 @@
 Rankings come from the public strategy :func:`tieaware.strategies.rankings_with_ideal`
 (at most 7 documents and 120 tie-breakings, so the reference's enumeration
 stays cheap), measures from P@k, R@k, F1@k, AP, AP@k, RR, RR@k, RBP, RBP@k,
-ERR, ERR@k, Rprec, Success@k with random cutoffs (past the end too), thresholds and RBP
-persistences.  DCG/nDCG (sympy values) are left to the exhaustive tests.
+ERR, ERR@k, Rprec, Success@k (and Judged@k, with unjudged documents), with
+random cutoffs (past the end too), thresholds and RBP persistences.
+DCG/nDCG (sympy values) are left to the exhaustive tests.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from tieaware import fast, reference
 from tieaware.evaluate import compute
 from tieaware.names import Measure, parse
 from tieaware.ranking import groups
-from tieaware.strategies import rankings_with_ideal
+from tieaware.strategies import labels, rankings_with_ideal
 
 RANKINGS = rankings_with_ideal(max_size=7, max_orderings=120)
 NAMES = ["P", "R", "F1", "AP", "RR", "RBP", "ERR", "Rprec", "Success"]
@@ -86,3 +87,16 @@ def test_spread_properties(name, data):
     assert sum(v * q for v, q in pmf.items()) == expected
     assert min(pmf) == lo and max(pmf) == hi
     assert sum(q * (v - expected) ** 2 for v, q in pmf.items()) == var
+
+
+@PER_NAME
+@given(rankings_with_ideal(max_size=7, max_orderings=120, label_strategy=st.none() | labels()), st.integers(1, 9) | st.none())
+def test_judged_fast_equals_reference(pair, k):
+    r, _ = pair  # an ideal of judged labels cannot hold None: Judged reads none
+    name = "Judged" if k is None else f"Judged@{k}"
+    for what in ("worst", "best", "variance", "distribution"):
+        assert getattr(fast, what)(name, r) == getattr(reference, what)(name, r), (what, name, r)
+    for what in ("worst", "best"):
+        for layer in (fast, reference):
+            order = getattr(layer, f"{what}_ordering")(name, r)
+            assert compute(name, order, layer="fast") == getattr(fast, what)(name, r)
