@@ -143,10 +143,22 @@ def spread_stats_many(
     [Fraction(1, 1), Fraction(1, 1)]
     """
     exact = flag(exact, "exact")
-    gs = groups(ranking)
-    labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
-    prepared = _Prepared(gs, labels)
-    return [_stats(m if isinstance(m, Measure) else parse(m), prepared, exact, distribution) for m in measures]
+    ms = [m if isinstance(m, Measure) else parse(m) for m in measures]
+    out: list[Optional[SpreadStats]] = [None] * len(ms)
+    trec = [i for i, m in enumerate(ms) if m.name in TREC_MEASURES]
+    if trec:  # Rprec, Success, Judged, Bpref: one crossing group or per-group interleavings; None kept
+        from tieaware.fast.trec_spread import trec_spread
+
+        for i in trec:
+            out[i] = trec_spread(ms[i], ranking, ideal, exact=exact, distribution=distribution)
+    if len(trec) < len(ms):
+        gs = groups(ranking)
+        labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+        prepared = _Prepared(gs, labels)
+        for i, m in enumerate(ms):
+            if out[i] is None:
+                out[i] = _stats(m, prepared, exact, distribution)
+    return out  # type: ignore[return-value]
 
 
 class _Prepared:
@@ -171,8 +183,10 @@ def _tally(labels: Sequence[Fraction]) -> list[tuple[Fraction, int]]:
     return [(Fraction(p, q), n) for (p, q), n in counts.items()]
 
 
-#: The measures whose spread over tie-breakings is computed here.
-SPREAD_MEASURES = frozenset({"P", "R", "F1", "AP", "RR", "RBP", "ERR", "DCG", "nDCG"})
+#: trec_eval's measures, whose spread :mod:`tieaware.fast.trec_spread` computes (this module hands them on).
+TREC_MEASURES = frozenset({"Rprec", "Success", "Judged", "Bpref"})
+#: The measures whose spread over tie-breakings :func:`spread_stats` computes.
+SPREAD_MEASURES = frozenset({"P", "R", "F1", "AP", "RR", "RBP", "ERR", "DCG", "nDCG"}) | TREC_MEASURES
 
 
 def _stats(m: Measure, prepared: _Prepared, exact: bool, distribution: bool) -> SpreadStats:

@@ -1,4 +1,4 @@
-"""Minimum, maximum, variance and distribution of Rprec, Success@k and Judged@k over tie-breakings.
+"""Minimum, maximum, variance and distribution of Rprec, Success@k, Judged@k and Bpref over tie-breakings.
 
 All three read only the top d ranks (d = R for Rprec, k for Success@k,
 min(k, length) for Judged@k), and only through how many of them hold a
@@ -17,6 +17,16 @@ the hits of the groups wholly above d:
   1 − C(n − h, m)/C(n, m) (:func:`tieaware.fast.trec_measures.success_from`,
   the expectation's own closed form): worst 0 unless that chance is 1, best
   1 unless it is 0, variance p(1 − p).
+
+**Bpref** (trec_eval's) adds, per relevant retrieved document,
+(1 − min(A, R)/min(R, N))/R, with A the judged non-relevant documents above
+it.  A group's relevant documents see the judged non-relevant ones of the
+groups above (fixed) plus those of their own group placed above them, so
+the groups are independent: per group, a dynamic program over the
+interleavings of its r relevant and a judged non-relevant members (its
+unjudged members change nothing) gives min, max, variance and distribution
+(:func:`tieaware.fast.tie_spread`'s per-group program); the extremes put the
+relevant members first (best) or last (worst).
 
 R and Judged's divisor follow :func:`tieaware.evaluate.compute`: R is the
 judged labels >= rel of *ideal* (else those of the ranking), an R of 0
@@ -38,7 +48,7 @@ from typing import Any, Optional
 
 from tieaware.errors import bad
 from tieaware.fast.groups import Group
-from tieaware.fast.tie_spread import SpreadStats
+from tieaware.fast.tie_spread import TREC_MEASURES, SpreadStats
 from tieaware.fast.trec_measures import success_from
 from tieaware.names import Measure, parse
 from tieaware.params import cutoff, flag, relevant_total, threshold
@@ -47,7 +57,7 @@ from tieaware.ranking import Ranking, groups, judged_groups, label
 __all__ = ["TREC_SPREAD_MEASURES", "trec_spread", "hypergeometric"]
 
 #: The measures whose spread over tie-breakings this module computes.
-TREC_SPREAD_MEASURES = frozenset({"Rprec", "Success", "Judged"})
+TREC_SPREAD_MEASURES = TREC_MEASURES
 
 
 def hypergeometric(n: int, h: int, m: int) -> dict[int, Fraction]:
@@ -63,19 +73,23 @@ def hypergeometric(n: int, h: int, m: int) -> dict[int, Fraction]:
 def trec_spread(
     measure: Any, ranking: Ranking, ideal: Optional[Sequence[object]] = None, *, exact: bool = True, distribution: bool = False
 ) -> SpreadStats:
-    """min, max, variance (and with *distribution*, the pmf) of Rprec, Success@k or Judged@k over tie-breakings.
+    """min, max, variance (and with *distribution*, the pmf) of Rprec, Success@k, Judged@k or Bpref over tie-breakings.
 
     >>> trec_spread("Success@2", [0, [0, 1, 0]])    # the relevant document is at rank 2 with chance 1/3
     SpreadStats(worst=Fraction(0, 1), best=Fraction(1, 1), variance=Fraction(2, 9), distribution=None)
     >>> trec_spread("Judged@2", [1, [None, 0, None]]).best
     Fraction(1, 1)
+    >>> trec_spread("Bpref", [[1, 0]]).variance   # bpref 1 or 0, even odds (R = N = 1)
+    Fraction(1, 4)
     """
     m = measure if isinstance(measure, Measure) else parse(measure)
     exact = flag(exact, "exact")
     if m.name not in TREC_SPREAD_MEASURES:
         raise bad("measure", str(m), f"is not one of {', '.join(sorted(TREC_SPREAD_MEASURES))}")
     labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
-    if m.name == "Judged":
+    if m.name == "Bpref":
+        stats = _bpref(judged_groups(ranking), labels, threshold(m.rel), distribution)
+    elif m.name == "Judged":
         gs: Any = judged_groups(ranking)
         hits = [sum(1 for x in g if x is not None) for g in gs]
         length = sum(len(g) for g in gs)
@@ -93,6 +107,42 @@ def trec_spread(
         else:
             stats = _success(gs, hits, cutoff(m.k), distribution)
     return stats if exact else _floats(stats)
+
+
+def _bpref(gs: Sequence[Sequence[Any]], labels: Optional[list[Fraction]], t: Fraction, want: bool) -> SpreadStats:
+    """Bpref: per group, the interleavings of its relevant and judged non-relevant members."""
+    from tieaware.fast.tie_spread import _convolve, _group
+    from tieaware.params import nonrelevant_total
+
+    rel = [sum(1 for x in g if x is not None and x >= t) for g in gs]
+    non = [sum(1 for x in g if x is not None and x < t) for g in gs]
+    big_r = relevant_total(None if labels is None else sum(1 for x in labels if x >= t), sum(rel))
+    big_n = nonrelevant_total(None if labels is None else sum(1 for x in labels if x < t), sum(non))
+    zero = Fraction(0)
+    if big_r == 0:
+        return SpreadStats(zero, zero, zero, {zero: Fraction(1)} if want else None)
+    d = min(big_r, big_n)
+    worst = best = variance = zero
+    pmf: Optional[dict[Any, Any]] = {zero: Fraction(1)} if want else None
+    above = 0
+    for r, a in zip(rel, non):
+        if r:
+            def term(slot: int, relevant: bool, state: tuple[int, ...], above: int = above) -> Fraction:
+                # state: (non-relevant placed, relevant placed); kinds sort as False, True
+                if not relevant:
+                    return zero
+                return Fraction(1) - (Fraction(min(above + state[0], big_r), d) if d else zero)
+
+            acc = _group({True: r, False: a}, term, zero, want)  # both kinds, even if a = 0: state is (a placed, r placed)
+            mean = acc.s1 / acc.n
+            worst, best = worst + acc.lo, best + acc.hi
+            variance += acc.s2 / acc.n - mean * mean
+            if pmf is not None:
+                pmf = None if acc.pmf is None else _convolve(pmf, {v: Fraction(c, acc.n) for v, c in acc.pmf.items()})
+        above += a
+    scale = Fraction(1, big_r)
+    values = None if pmf is None else {v * scale: q for v, q in pmf.items()}
+    return SpreadStats(worst * scale, best * scale, variance * scale * scale, values)
 
 
 def _count(gs: Sequence[Sequence[Any]], hits: Sequence[int], depth: int, divisor: int, want: bool) -> SpreadStats:

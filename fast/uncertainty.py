@@ -178,12 +178,23 @@ def _ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]], des
         raise bad("measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(known))}")
     cutoff(m.k, optional=True)
     labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
-    if m.name == "Judged":  # unjudged (None) below every label; the labels themselves do not matter
+    if m.name in ("Judged", "Bpref"):  # unjudged (None) below every label: it changes neither measure
         judged = judged_groups(ranking)
+        if m.name == "Bpref":
+            _check_bpref(m, [x for g in judged for x in g if x is not None], labels)
         return [x for g in judged for x in sorted(g, key=lambda x: (x is not None, x or 0), reverse=descending)]
     gs = groups(ranking)
     _check(m, [x for g in gs for x in g], labels, ideal)
     return [x for g in gs for x in sorted(g, reverse=descending)]
+
+
+def _check_bpref(m: Measure, flat: list[Fraction], labels: Optional[list[Fraction]]) -> None:
+    """Bpref's num_rel and num_nonrel from *ideal*, never below the judged documents retrieved."""
+    from tieaware.params import nonrelevant_total
+
+    t = threshold(m.rel)
+    relevant_total(None if labels is None else sum(1 for x in labels if x >= t), sum(1 for x in flat if x >= t))
+    nonrelevant_total(None if labels is None else sum(1 for x in labels if x < t), sum(1 for x in flat if x < t))
 
 
 def _check(m: Measure, flat: list[Fraction], labels: Optional[list[Fraction]], ideal: Any) -> None:

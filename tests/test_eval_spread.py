@@ -124,11 +124,23 @@ def test_columns_path_equals_the_mapping_path(tmp_path):
             assert getattr(s, field) == pytest.approx(getattr(e, field), rel=1e-12, abs=1e-15), (m, field)
 
 
-def test_a_measure_without_spread_is_refused_before_any_query(capsys):
-    """Refused when the measures are read, naming the measure, not blamed on a query."""
-    from tieaware.cli import main
+def test_trec_measures_spread_with_unjudged_documents(tmp_path):
+    """Rprec, Success, Judged and Bpref in eval --spread: unjudged rows stay apart (None) on both paths."""
+    from tieaware.columns import prepare, read_table
+    from tieaware.comparison import evaluate_spread, evaluate_spread_prepared
+    from tieaware.trec import read_qrels, read_run
 
-    assert main(["eval", "--spread", "-m", "AP Bpref"]) == 2
-    out, err = capsys.readouterr()
-    assert out == "" and len(err.strip().splitlines()) == 1
-    assert "got 'Bpref'" in err and "has no spread" in err and "query" not in err
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\nq1 0 z 1\nq2 0 a 0\nq2 0 c 1\n")
+    # q1: a, b and an unjudged u tie at the top; q2: c alone above a tie of a and unjudged v
+    run.write_text("q1 Q0 a 1 2 r\nq1 Q0 b 2 2 r\nq1 Q0 u 3 2 r\nq1 Q0 w 4 1 r\nq2 Q0 c 1 3 r\nq2 Q0 a 2 1 r\nq2 Q0 v 3 1 r\n")
+    measures = "Rprec Success@1 Judged@2 Bpref"
+    for exact in (True, False):
+        expected = evaluate_spread(read_qrels(str(qrels)), read_run(str(run)), measures, exact=exact)
+        got = evaluate_spread_prepared(prepare(read_table(str(qrels), "qrels"), read_table(str(run), "run")), measures, exact=exact)
+        assert got == expected
+    # q1's Judged@2: the top 2 of (a b u) hold 2 judged documents with chance 1/3, else 1: min 1/2, max 1;
+    # q2's: c, then one of (a v): 1/2 or 1.  Bpref of q1 (R = 2, N = 1): 1/2 if a is above b, else 0.
+    s = evaluate_spread(read_qrels(str(qrels)), read_run(str(run)), measures)
+    assert (s["Judged@2"].min_mean, s["Judged@2"].max_mean) == (Fraction(1, 2), Fraction(1))
+    assert (s["Bpref"].min_mean, s["Bpref"].max_mean) == (Fraction(1, 2), Fraction(3, 4))

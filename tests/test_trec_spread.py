@@ -1,4 +1,4 @@
-"""Rprec, Success@k, Judged@k over tie-breakings: fast (fast/trec_spread.py, one hypergeometric group) == reference.
+"""Rprec, Success@k, Judged@k, Bpref over tie-breakings: fast (fast/trec_spread.py) == reference.
 
 Exhaustive over every tie structure and labelling of up to 5 documents
 (binary; unjudged/0/1 for Judged, up to 4, and unjudged/1 at 5) and 3
@@ -27,7 +27,7 @@ def _same(name, r, ideal=None):
         f = getattr(fast, what)(name, r, ideal)
         ref = getattr(reference, what)(name, r, ideal)
         assert f == ref, (what, name, r, ideal, f, ref)
-    gs = judged_groups(r) if name.startswith("Judged") else None
+    gs = judged_groups(r) if name.startswith(("Judged", "Bpref")) else None
     for what in ("worst", "best"):
         target = getattr(reference, what)(name, r, ideal)
         for layer in (fast, reference):
@@ -68,6 +68,23 @@ def test_judged(n):
         _same("Judged", r)
 
 
+@pytest.mark.parametrize("n", range(1, 5))
+def test_bpref(n):
+    # relevant, judged non-relevant, unjudged: every pattern up to 4 documents, with
+    # and without an ideal judging more documents (num_rel and num_nonrel above the run's)
+    for r in all_tied_rankings(n, (None, 0, 1)):
+        _same("Bpref", r)
+        labels = [x for g in judged_groups(r) for x in g if x is not None]
+        _same("Bpref", r, ideal=labels + [1, 0, 0])
+        _same("Bpref", r, ideal=labels + [1])
+
+
+@pytest.mark.parametrize("n", range(1, 4))
+def test_bpref_graded(n):
+    for r in all_tied_rankings(n, (None, 0, 1, 2)):
+        _same("Bpref(rel=2)", r)
+
+
 def test_by_hand():
     # Rprec of (1 0 0) 1: R = 2, the top 2 holds 0 or 1 of the group's relevant document
     # (hypergeometric N=3, K=1, n=2: P(1) = 2/3), so Rprec is 0 or 1/2, mean 1/3, variance 1/18.
@@ -104,5 +121,8 @@ def test_bad_input():
         fast.worst("Rprec", [1, 1], ideal=[1])  # fewer relevant judged than retrieved
     with pytest.raises(TieawareError, match="measure"):
         trec_spread("AP", [1])
-    with pytest.raises(TieawareError, match="has no spread"):
-        fast.worst_ordering("Bpref", [[1, 0]])
+    for layer in (fast, reference):  # fewer judged non-relevant in the ideal than retrieved
+        with pytest.raises(TieawareError, match="num_nonrel"):
+            layer.worst("Bpref", [[1, 0, 0]], ideal=[1, 0])
+    with pytest.raises(TieawareError, match="num_nonrel"):
+        fast.worst_ordering("Bpref", [[1, 0, 0]], ideal=[1, 0])

@@ -100,3 +100,18 @@ def test_judged_fast_equals_reference(pair, k):
         for layer in (fast, reference):
             order = getattr(layer, f"{what}_ordering")(name, r)
             assert compute(name, order, layer="fast") == getattr(fast, what)(name, r)
+
+
+@PER_NAME
+@given(rankings_with_ideal(max_size=7, max_orderings=120, label_strategy=st.none() | labels()), st.integers(0, 3), st.integers(0, 3))
+def test_bpref_fast_equals_reference(pair, more_relevant, more_nonrelevant):
+    r, _ = pair
+    # the ideal: every judged label retrieved, plus judged documents the run missed
+    ideal = [x for g in (r if isinstance(r, list) else []) for x in (g if isinstance(g, list) else [g]) if x is not None]
+    ideal += [Fraction(1)] * more_relevant + [Fraction(0)] * more_nonrelevant
+    for what in ("worst", "best", "variance", "distribution"):
+        assert getattr(fast, what)("Bpref", r, ideal) == getattr(reference, what)("Bpref", r, ideal), (what, r, ideal)
+    for what in ("worst", "best"):
+        for layer in (fast, reference):
+            order = getattr(layer, f"{what}_ordering")("Bpref", r, ideal)
+            assert compute("Bpref", order, ideal=ideal, layer="fast") == getattr(fast, what)("Bpref", r, ideal)

@@ -34,7 +34,7 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.errors import TieawareError, bad
-from tieaware.evaluate import MeasureSpec, _layer, compute, exact_mean, measure_list, natural_key
+from tieaware.evaluate import UNJUDGED, MeasureSpec, _layer, _Unjudged, compute, exact_mean, measure_list, natural_key
 from tieaware.exact import Exact, is_rational, to_float
 from tieaware.fast.tie_spread import spread_stats, spread_stats_many
 from tieaware.names import Measure
@@ -228,10 +228,11 @@ def evaluate_spread(
     queries = tuple(sorted((q for q in run if q in qrels), key=natural_key))
     if not queries:
         raise bad("run", sorted(run, key=natural_key)[:5], "has no query that appears in the qrels")
+    marks = any(m.name in UNJUDGED for m in ms)  # Judged and Bpref tell unjudged (None) from judged 0
     per_query: dict[str, dict[str, QueryStats]] = {}
     for qid in _progress(queries, progress, "queries (spread)"):
         judged = qrels[qid]
-        ranking, ideal = run_ranking(run[qid], judged), list(judged.values())
+        ranking, ideal = run_ranking(run[qid], _Unjudged(judged) if marks else judged), list(judged.values())
         try:
             # The spread needs no expected value (eval has it already): the stats alone, ranking read once.
             stats = spread_stats_many(ms, ranking, ideal, exact=exact)
@@ -283,11 +284,14 @@ def _per_query_spread(prepared: Any, ms: Sequence[Measure], exact: bool, progres
     group_starts = np.append(prepared.group_start, prepared.rows)
     judged_at = np.searchsorted(prepared.judged_query, np.arange(len(prepared.qids) + 1))
     order = sorted(range(len(prepared.qids)), key=lambda i: natural_key(prepared.qids[i]))
+    marks = prepared.judged is not None and any(m.name in UNJUDGED for m in ms)
     per_query: dict[str, dict[str, QueryStats]] = {}
     for number in _progress(order, progress, "queries (spread)"):
         qid = prepared.qids[number]
         first, last = int(starts[number]), int(starts[number + 1])
         labels = [values[i] for i in prepared.label[first:last].tolist()]
+        if marks:  # None for the unjudged rows, read by Judged and Bpref (every other measure reads 0)
+            labels = [x if seen else None for x, seen in zip(labels, prepared.judged[first:last].tolist())]
         bounds = group_starts[np.searchsorted(group_starts, first) : np.searchsorted(group_starts, last) + 1].tolist()
         ranking = [labels[a - first : b - first] for a, b in zip(bounds, bounds[1:])]
         ideal = [values[i] for i in prepared.judged_label[judged_at[number] : judged_at[number + 1]].tolist()]
@@ -409,6 +413,7 @@ def compare_runs(
         if m.name == "RBO":
             raise bad("measure", str(m), "compares two rankings, not a run with qrels; use `tieaware rbo`")
     queries = shared_queries(qrels, run_a, run_b)
+    marks = any(m.name in UNJUDGED for m in ms)  # Judged and Bpref tell unjudged (None) from judged 0
     stats_a: dict[str, dict[str, QueryStats]] = {}
     stats_b: dict[str, dict[str, QueryStats]] = {}
     for qid in _progress(queries, progress):
@@ -416,7 +421,7 @@ def compare_runs(
         ideal = list(judged.values())
         try:
             for stats, run in ((stats_a, run_a), (stats_b, run_b)):
-                ranking = run_ranking(run[qid], judged)
+                ranking = run_ranking(run[qid], _Unjudged(judged) if marks else judged)
                 stats[qid] = {
                     str(m): query_stats(m, ranking, ideal, layer=layer, exact=exact, distribution=True) for m in ms
                 }
