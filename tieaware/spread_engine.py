@@ -51,7 +51,7 @@ from typing import Optional
 import numpy as np
 
 from tieaware.columns import Prepared
-from tieaware.engine import _gain_sums, _Groups, _ideal
+from tieaware.engine import _expand, _gain_sums, _Groups, _ideal
 from tieaware.names import Measure
 
 __all__ = ["SUPPORTED", "stats"]
@@ -96,11 +96,8 @@ def stats(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[Sta
 
 def _slots(g: _Groups, groups: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For *count* leading slots of each of *groups*: (position of the slot's group in *groups*, slot 1..count)."""
-    count = count.astype(np.int64)
-    owner = np.repeat(np.arange(len(groups)), count)
-    first = np.cumsum(count) - count
-    slot = np.arange(int(count.sum())) - first[owner] + 1
-    return owner, slot
+    owner, index = _expand(count)
+    return owner, index + 1
 
 
 def _per_group(owner: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
