@@ -22,6 +22,7 @@ from typing import Any, Optional
 
 from tieaware.fast.groups import Group
 from tieaware.fast.kernels import first_relevant_step
+from tieaware.fast.measures import hits_from
 
 __all__ = [
     "hits_variance",
@@ -72,13 +73,8 @@ def hits_variance_from(summary: Sequence[Group], k: Any, *, hits: Optional[Calla
     >>> hits_variance_from([Group(0, 1, F(1), None), Group(1, 4, F(2), None)], 3)   # 2 of the 4 tied slots
     Fraction(1, 3)
     """
-    kernel = hits_variance if hits is None else hits
-    total = 0
-    for g in summary:
-        if g.start >= k:
-            break
-        total = total + kernel(min(g.size, k - g.start), g.relevant, g.size)
-    return total
+    # the same walk over the groups as the expected hits (fast.measures.hits_from), another kernel
+    return hits_from(summary, k, hits=hits_variance if hits is None else hits)
 
 
 def rank_statistic_variance(x_spread: Num, w1: Num, w2: Num, n: Num) -> Num:
