@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple, Optional
 
@@ -239,28 +239,34 @@ def _additive(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) ->
     zero = number(0)
     worst = best = variance = zero
     summary: list[Group] = []  # P, R, F1's groups that vary
-    start = 0
-    for g, r in zip(prepared.gs, rel):
-        n = len(g)
-        if k is not None and start >= k:
-            break
-        if r:
-            ws = [weight(start + j) for j in range(1, n + 1)]
-            worst += sum(ws[n - r :], zero)
-            best += sum(ws[:r], zero)
-            if r < n and m.name == "RBP":
-                w1 = sum(ws, zero)
-                w2 = sum((w * w for w in ws), zero)
-                variance += rank_statistic_variance(number(r * (n - r)) / n, w1, w2, n)
-            elif r < n:
-                summary.append(Group(start, n, number(r), None))
-        start += n
+    for start, n, r, _ in _relevant_groups(prepared, rel, k):
+        ws = [weight(start + j) for j in range(1, n + 1)]
+        worst += sum(ws[n - r :], zero)
+        best += sum(ws[:r], zero)
+        if r < n and m.name == "RBP":
+            w1 = sum(ws, zero)
+            w2 = sum((w * w for w in ws), zero)
+            variance += rank_statistic_variance(number(r * (n - r)) / n, w1, w2, n)
+        elif r < n:
+            summary.append(Group(start, n, number(r), None))
     if summary:  # P, R, F1: one unit weight for every rank within k (rank 1 <= k always)
         unit = weight(1)
         variance = unit * unit * number(hits_variance_from(summary, k))
     if number is float:
         variance = max(variance, 0.0)
     return SpreadStats(worst, best, variance, None)
+
+
+def _relevant_groups(prepared: _Prepared, rel: Sequence[int], k: Optional[int]) -> Iterator[tuple[int, int, int, int]]:
+    """(start, size, relevant, relevant above) of every group holding a relevant document and starting above k."""
+    start = before = 0
+    for g, r in zip(prepared.gs, rel):
+        if k is not None and start >= k:
+            return
+        if r:
+            yield start, len(g), r, before
+        start += len(g)
+        before += r
 
 
 def _reciprocal_rank(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> SpreadStats:
@@ -270,21 +276,14 @@ def _reciprocal_rank(m: Measure, prepared: _Prepared, number: Any, k: Optional[i
     relevant document on slot 1, the worst on slot n − r + 1 (1/rank there,
     or 0 past k); the variance is :func:`tieaware.fast.variance_kernels.rr_variance`.
     """
-    rel = prepared.relevant(threshold(m.rel))
     zero = number(0)
-    start = 0
-    for g, r in zip(prepared.gs, rel):
-        n = len(g)
-        if k is not None and start >= k:
-            break
-        if r:
-            last = start + n - r + 1  # the worst rank of the first relevant document
-            worst = number(1) / last if k is None or last <= k else zero
-            variance = rr_variance(start, n, number(r), k)
-            if number is float:
-                variance = max(variance, 0.0)
-            return SpreadStats(worst, number(1) / (start + 1), variance, None)
-        start += n
+    for start, n, r, _ in _relevant_groups(prepared, prepared.relevant(threshold(m.rel)), k):
+        last = start + n - r + 1  # the worst rank of the first relevant document
+        worst = number(1) / last if k is None or last <= k else zero
+        variance = rr_variance(start, n, number(r), k)
+        if number is float:
+            variance = max(variance, 0.0)
+        return SpreadStats(worst, number(1) / (start + 1), variance, None)
     return SpreadStats(zero, zero, zero, None)
 
 
@@ -304,21 +303,14 @@ def _average_precision(m: Measure, prepared: _Prepared, number: Any, k: Optional
     worst = best = variance = zero
     if num_rel == 0:
         return SpreadStats(zero, zero, zero, None)
-    start, before = 0, 0
-    for g, r in zip(prepared.gs, rel):
-        n = len(g)
-        if k is not None and start >= k:
-            break
-        if r:
-            for i in range(1, r + 1):  # the i-th relevant document of the group
-                low, high = start + n - r + i, start + i
-                if k is None or low <= k:
-                    worst += number(before + i) / low
-                if k is None or high <= k:
-                    best += number(before + i) / high
-            variance += ap_group_variance(start, n, number(r), before, k)
-        before += r
-        start += n
+    for start, n, r, before in _relevant_groups(prepared, rel, k):
+        for i in range(1, r + 1):  # the i-th relevant document of the group
+            low, high = start + n - r + i, start + i
+            if k is None or low <= k:
+                worst += number(before + i) / low
+            if k is None or high <= k:
+                best += number(before + i) / high
+        variance += ap_group_variance(start, n, number(r), before, k)
     variance = variance / (num_rel * num_rel)
     if number is float:
         variance = max(variance, 0.0)
