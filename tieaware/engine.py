@@ -160,6 +160,11 @@ class _Groups:
         first_group = np.searchsorted(self.start_row, self.p.query_start)
         return total - total[first_group][self.query]
 
+    def first_relevant(self, r: np.ndarray, k: Optional[int]) -> np.ndarray:
+        """Every query's first group holding a relevant document and starting above k (queries with one only)."""
+        idx = np.flatnonzero((r > 0) if k is None else (r > 0) & (self.t < k))
+        return idx[np.flatnonzero(np.append(True, self.query[idx][1:] != self.query[idx][:-1]))] if len(idx) else idx
+
     def sum_per_query(self, per_group: np.ndarray) -> np.ndarray:
         return np.bincount(self.query, weights=per_group, minlength=self.nq)
 
@@ -211,13 +216,10 @@ def _ap(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
 
 def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
     r, _ = g.relevant(rel)
-    eligible = (r > 0) if k is None else (r > 0) & (g.t < k)
     out = np.zeros(g.nq, dtype=np.float64)
-    idx = np.flatnonzero(eligible)
-    if not len(idx):
+    firsts = g.first_relevant(r, k)
+    if not len(firsts):
         return out
-    # the first eligible group of every query
-    firsts = idx[np.flatnonzero(np.append(True, g.query[idx][1:] != g.query[idx][:-1]))]
     q, t, n, rr = g.query[firsts], g.t[firsts], g.size[firsts], r[firsts]
     slots = n if k is None else np.minimum(n, k - t)
     total = np.zeros(len(firsts))
@@ -326,9 +328,7 @@ def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
     # survival before each group: Π over earlier groups of the same query of Π keep**count
     with np.errstate(invalid="ignore", divide="ignore"):  # grades above a query's g_max never occur in it
         log_keep = np.where(counts > 0, counts * np.log(np.where(counts > 0, keep, 1.0)), 0.0).sum(axis=1)
-    before = np.cumsum(log_keep) - log_keep
-    first_group = np.searchsorted(g.start_row, g.p.query_start)
-    before = before - before[first_group][g.query]
+    before = g.before(log_keep)
     c, kp, st = counts[live], keep[live], stop[live]
     n, t = g.size[live], g.t[live]
     positive = (c > 0) & (st > 0)  # relevant members, per grade

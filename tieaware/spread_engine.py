@@ -94,8 +94,8 @@ def stats(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[Sta
     return worst * scale, best * scale, var * scale * scale
 
 
-def _slots(g: _Groups, groups: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For *count* leading slots of each of *groups*: (position of the slot's group in *groups*, slot 1..count)."""
+def _slots(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For count[i] leading slots of each of some groups: (the slot's group i, slot 1..count[i])."""
     owner, index = _expand(count)
     return owner, index + 1
 
@@ -175,7 +175,7 @@ def _ap(g: _Groups, k: Optional[int], rel: Fraction) -> Stats:
         return zeros, zeros.copy(), zeros.copy()
     nl, tl, rl, L = n[live], t[live], r[live], slots[live]
     b = g.before(r)[live]
-    owner, s = _slots(g, live, L)
+    owner, s = _slots(L)
     c = 1.0 / (tl[owner] + s)
     # inclusive prefix sums of c and s·c inside each group
     first = np.cumsum(L.astype(np.int64)) - L.astype(np.int64)
@@ -221,16 +221,14 @@ def _ap(g: _Groups, k: Optional[int], rel: Fraction) -> Stats:
 def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> Stats:
     """RR: the first group holding a relevant document within k; its first-relevant distribution."""
     r, _ = g.relevant(rel)
-    eligible = (r > 0) if k is None else (r > 0) & (g.t < k)
     zeros = np.zeros(g.nq)
-    idx = np.flatnonzero(eligible)
-    if not len(idx):
+    firsts = g.first_relevant(r, k)
+    if not len(firsts):
         return zeros, zeros.copy(), zeros.copy()
-    firsts = idx[np.flatnonzero(np.append(True, g.query[idx][1:] != g.query[idx][:-1]))]
     q, t, n, rr = g.query[firsts], g.t[firsts], g.size[firsts], r[firsts]
     within = n if k is None else np.minimum(n, k - t)
     count = np.minimum(within, n - rr + 1)  # the first relevant document is never below slot n - r + 1
-    owner, s = _slots(g, firsts, count)
+    owner, s = _slots(count)
     no, ro = n[owner], rr[owner]
     # log P(first at s) = log(r/n) + Σ_{i<s} log((n - i - r + 1)/(n - i)), every factor > 0 here
     step = np.where(s > 1, np.log(np.maximum(no - s - ro + 2, 1).astype(_LD)) - np.log(np.maximum(no - s + 1, 1).astype(_LD)), 0)
@@ -259,7 +257,7 @@ def _dcg(g: _Groups, k: Optional[int], gains: np.ndarray) -> Stats:
     if not len(live):
         return zeros, zeros.copy(), zeros.copy()
     nl = n[live]
-    owner, s = _slots(g, live, nl)  # every slot of the live groups, past k too (weight 0)
+    owner, s = _slots(nl)  # every slot of the live groups, past k too (weight 0)
     rows = g.start_row[live][owner] + s - 1
     x = gains[g.p.label[rows]]
     rank = t[live][owner] + s
