@@ -266,8 +266,9 @@ def evaluate_spread_prepared(
     _layer(layer)
     complete = flag(complete, "complete")
     if not exact and layer == "fast" and not any(m.name == "RBO" for m in ms):
-        return _spread_arrays(prepared, ms, progress, complete)
-    per_query = _per_query_spread(prepared, ms, exact, progress)
+        per_query = _array_spread(prepared, ms, progress)
+    else:
+        per_query = _per_query_spread(prepared, ms, exact, progress)
     if complete:
         zero = Fraction(0) if exact else 0.0
         for qid in prepared.skipped_qrels:
@@ -303,11 +304,11 @@ def _per_query_spread(prepared: Any, ms: Sequence[Measure], exact: bool, progres
     return per_query
 
 
-def _spread_arrays(prepared: Any, ms: Sequence[Measure], progress: bool, complete: bool) -> dict[str, Spread]:
-    """Float :class:`Spread` of every measure, all queries at once (:mod:`tieaware.spread_engine`).
+def _array_spread(prepared: Any, ms: Sequence[Measure], progress: bool) -> dict[str, dict[str, QueryStats]]:
+    """Float {qid: {measure: QueryStats}}, every query at once (:mod:`tieaware.spread_engine`).
 
-    A measure the array engine does not do (ERR), or cannot do on these
-    labels, is computed per query by tie_spread, as before.
+    A measure the array engine does not do (ERR, trec_eval's measures), or
+    cannot do on these labels, is computed per query by tie_spread.
     """
     import numpy as np
 
@@ -328,23 +329,13 @@ def _spread_arrays(prepared: Any, ms: Sequence[Measure], progress: bool, complet
                 continue
             for column, part in zip(columns[str(m)], got):
                 column.append(part)
-    per_query = _per_query_spread(prepared, slow, False, progress) if slow else {}
-    n = len(prepared.qids) + (len(prepared.skipped_qrels) if complete else 0)
-    out = {}
+    per_query = _per_query_spread(prepared, slow, False, progress) if slow else {q: {} for q in prepared.qids}
     for m in ms:
-        if m in slow:
-            worst, best, var = (np.array([getattr(per_query[q][str(m)], a) for q in prepared.qids], dtype=np.float64) for a in ("worst", "best", "variance"))
-        else:
-            worst, best, var = (np.concatenate(c) for c in columns[str(m)])
-        out[str(m)] = Spread(
-            measure=str(m),
-            min_mean=math.fsum(worst.tolist()) / n,
-            max_mean=math.fsum(best.tolist()) / n,
-            sd_mean=math.sqrt(max(math.fsum(var.tolist()), 0.0)) / n,
-            queries_moved=int(np.count_nonzero(np.abs(best - worst) > FLOAT_TIE)),
-            queries=n,
-        )
-    return out
+        if m not in slow:
+            worst, best, var = (np.concatenate(c).tolist() for c in columns[str(m)])
+            for q, lo, hi, v in zip(prepared.qids, worst, best, var):
+                per_query[q][str(m)] = QueryStats(None, lo, hi, v)
+    return per_query
 
 
 def _total(values: Sequence[Any]) -> Any:
