@@ -373,14 +373,19 @@ def _query_numbers(qid: np.ndarray) -> tuple[list[bytes], np.ndarray]:
     return list(index), head_numbers[run_of]
 
 
+def _padded(strings: np.ndarray, width: int) -> np.ndarray:
+    """Every byte string's bytes, NUL-padded to *width* rounded up to whole 8-byte words (rows × bytes, uint8)."""
+    words = -(-max(width, strings.dtype.itemsize, 1) // 8)
+    out = np.zeros((len(strings), words * 8), dtype=np.uint8)
+    out[:, : strings.dtype.itemsize] = strings.view(np.uint8).reshape(len(strings), strings.dtype.itemsize)
+    return out
+
+
 def _hash(strings: np.ndarray, width: int) -> np.ndarray:
     """A 64-bit hash of every byte string (FNV-style); equal strings hash alike when read at the same *width*."""
     # 8 bytes at a time: the zero-padded codes read as little-endian 64-bit words
-    words = -(-max(width, 1) // 8)
-    codes = np.zeros((len(strings), words * 8), dtype=np.uint8)
-    raw = strings.view(np.uint8).reshape(len(strings), strings.dtype.itemsize)
-    codes[:, : raw.shape[1]] = raw
-    packed = codes.view("<u8")
+    packed = _padded(strings, width).view("<u8")
+    words = packed.shape[1]
     h = np.full(len(strings), 14695981039346656037, dtype=np.uint64)
     prime = np.uint64(1099511628211)
     with np.errstate(over="ignore"):
@@ -392,9 +397,7 @@ def _hash(strings: np.ndarray, width: int) -> np.ndarray:
 
 def _codes(texts: np.ndarray) -> np.ndarray:
     """Byte strings of at most 8 bytes as distinct uint64 codes (their NUL-padded bytes)."""
-    padded = np.zeros((len(texts), 8), dtype=np.uint8)
-    padded[:, : texts.dtype.itemsize] = texts.view(np.uint8).reshape(len(texts), texts.dtype.itemsize)
-    return padded.view("<u8").reshape(-1)
+    return _padded(texts, 8).view("<u8").reshape(-1)
 
 
 #: :func:`_first_and_inverse` looks for the distinct values in a sample of this many first.
@@ -715,11 +718,7 @@ def _trec_eval_order(double_group: np.ndarray, docno: np.ndarray) -> np.ndarray:
     (a lexsort over every word costs ~4x more); rows whose keys tie (the same
     group and the same leading bits) are then ordered on every word.
     """
-    width = -(-docno.dtype.itemsize // 8) * 8
-    padded = np.zeros((len(docno), width), dtype=np.uint8)
-    padded[:, : docno.dtype.itemsize] = docno.view(np.uint8).reshape(len(docno), docno.dtype.itemsize)
-    words = ~padded.view(">u8").astype(np.uint64)
-    del padded
+    words = ~_padded(docno, docno.dtype.itemsize).view(">u8").astype(np.uint64)
     group_bits = int(double_group[-1]).bit_length() if len(double_group) else 0
     if group_bits > 40:  # too many groups to leave room for the docno: sort on every word
         return np.lexsort([words[:, c] for c in range(words.shape[1] - 1, -1, -1)] + [double_group])
