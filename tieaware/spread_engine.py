@@ -94,21 +94,24 @@ def stats(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[Sta
     return worst * scale, best * scale, var * scale * scale
 
 
-def _slots(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For count[i] leading slots of each of some groups: (the slot's group i, slot 1..count[i])."""
+def _slots(count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For count[i] >= 1 leading slots of each of some groups: (the slot's group i, slot 1..count[i], each group's first slot)."""
     owner, index = _expand(count)
-    return owner, index + 1
+    return owner, index + 1, np.cumsum(count.astype(np.int64)) - count.astype(np.int64)
 
 
-def _per_group(owner: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
-    """Σ of *values* per group; *owner* is sorted and every one of the *size* groups has a slot.
+def _per_group(values: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Σ of *values* over each group's slots (from :func:`_slots`).
 
     ``np.add.reduceat`` keeps extended precision (``np.bincount`` would round to double).
     """
-    if not len(owner):
-        return np.zeros(size)
-    values = np.broadcast_to(values, owner.shape)
-    return np.add.reduceat(values, np.flatnonzero(np.append(True, owner[1:] != owner[:-1])))
+    return np.add.reduceat(values, first) if len(values) else np.zeros(len(first))
+
+
+def _running(values: np.ndarray, owner: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Inclusive prefix sums of *values* inside each group: Σ of the group's slots up to this one."""
+    run = np.cumsum(values)
+    return run - (run[first] - values[first])[owner]
 
 
 def _unit(g: _Groups, m: Measure) -> Stats:
@@ -175,23 +178,17 @@ def _ap(g: _Groups, k: Optional[int], rel: Fraction) -> Stats:
         return zeros, zeros.copy(), zeros.copy()
     nl, tl, rl, L = n[live], t[live], r[live], slots[live]
     b = g.before(r)[live]
-    owner, s = _slots(L)
+    owner, s, first = _slots(L)
     c = 1.0 / (tl[owner] + s)
-    # inclusive prefix sums of c and s·c inside each group
-    first = np.cumsum(L.astype(np.int64)) - L.astype(np.int64)
-    c_run = np.cumsum(c)
-    c_pre = c_run - (c_run[first] - c[first])[owner]  # Σ_{u<=s} c_u
-    sc = s * c
-    sc_run = np.cumsum(sc)
-    sc_pre = sc_run - (sc_run[first] - sc[first])[owner]
-    size = len(live)
-    c_tot = _per_group(owner, c, size)
-    c2 = _per_group(owner, c * c, size)
-    s1 = _per_group(owner, (s - 1) * c, size)  # Σ_{u<s} c_s over pairs u < s
-    n2 = _per_group(owner, (s - 1) * c * c, size)
-    cross = _per_group(owner, c * (c_pre - c), size)  # Σ_s c_s·Σ_{u<s} c_u
+    c_pre = _running(c, owner, first)  # Σ_{u<=s} c_u
+    sc_pre = _running(s * c, owner, first)
+    c_tot = _per_group(c, first)
+    c2 = _per_group(c * c, first)
+    s1 = _per_group((s - 1) * c, first)  # Σ_{u<s} c_s over pairs u < s
+    n2 = _per_group((s - 1) * c * c, first)
+    cross = _per_group(c * (c_pre - c), first)  # Σ_s c_s·Σ_{u<s} c_u
     d = (s - 1) * c + (c_tot[owner] - c_pre)  # weight of the pairs that hold slot s
-    d2 = _per_group(owner, d * d, size)
+    d2 = _per_group(d * d, first)
     lead = (b + 1)
     a1, a2 = lead * c_tot, lead * lead * c2
     t1, t2 = lead * n2, lead * cross  # Σ_s (s-1)·c_s·a_s and Σ_s c_s·Σ_{u<s} a_u
@@ -228,17 +225,14 @@ def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> Stats:
     q, t, n, rr = g.query[firsts], g.t[firsts], g.size[firsts], r[firsts]
     within = n if k is None else np.minimum(n, k - t)
     count = np.minimum(within, n - rr + 1)  # the first relevant document is never below slot n - r + 1
-    owner, s = _slots(count)
+    owner, s, first = _slots(count)
     no, ro = n[owner], rr[owner]
     # log P(first at s) = log(r/n) + Σ_{i<s} log((n - i - r + 1)/(n - i)), every factor > 0 here
     step = np.where(s > 1, np.log(np.maximum(no - s - ro + 2, 1).astype(_LD)) - np.log(np.maximum(no - s + 1, 1).astype(_LD)), 0)
-    first = np.cumsum(count.astype(np.int64)) - count.astype(np.int64)
-    run = np.cumsum(step)
-    log_p = np.log((ro / no).astype(_LD)) + run - (run[first] - step[first])[owner]
-    prob = np.exp(log_p)
+    prob = np.exp(np.log((ro / no).astype(_LD)) + _running(step, owner, first))
     c = 1.0 / (t[owner] + s)
-    mean = _per_group(owner, prob * c, len(firsts))
-    second = _per_group(owner, prob * c * c, len(firsts))
+    mean = _per_group(prob * c, first)
+    second = _per_group(prob * c * c, first)
     var = np.maximum(second - mean * mean, 0.0)
     best = 1.0 / (t + 1)
     low_rank = t + n - rr + 1
@@ -257,7 +251,7 @@ def _dcg(g: _Groups, k: Optional[int], gains: np.ndarray) -> Stats:
     if not len(live):
         return zeros, zeros.copy(), zeros.copy()
     nl = n[live]
-    owner, s = _slots(nl)  # every slot of the live groups, past k too (weight 0)
+    owner, s, first = _slots(nl)  # every slot of the live groups, past k too (weight 0)
     rows = g.start_row[live][owner] + s - 1
     x = gains[g.p.label[rows]]
     rank = t[live][owner] + s
@@ -265,17 +259,17 @@ def _dcg(g: _Groups, k: Optional[int], gains: np.ndarray) -> Stats:
     if k is not None:
         w = np.where(rank <= k, w, 0.0)
     size = len(live)
-    x_bar = _per_group(owner, x, size) / nl
-    w_bar = _per_group(owner, w, size) / nl
-    spread_x = _per_group(owner, (x - x_bar[owner]) ** 2, size)
-    spread_w = _per_group(owner, (w - w_bar[owner]) ** 2, size)
+    x_bar = _per_group(x, first) / nl
+    w_bar = _per_group(w, first) / nl
+    spread_x = _per_group((x - x_bar[owner]) ** 2, first)
+    spread_w = _per_group((w - w_bar[owner]) ** 2, first)
     var = np.zeros(size)
     np.divide(spread_x * spread_w, nl - 1, out=var, where=nl > 1)
     # sorted by (group, gain): position i of a group then holds its i-th smallest gain
     up = np.lexsort((x, owner))
-    worst = _per_group(owner, x[up] * w, size)
+    worst = _per_group(x[up] * w, first)
     down = np.lexsort((-x, owner))
-    best = _per_group(owner, x[down] * w, size)
+    best = _per_group(x[down] * w, first)
     q = g.query[live]
     per = lambda v: np.bincount(q, weights=v, minlength=g.nq)  # noqa: E731
     return per(worst), per(best), per(var)
