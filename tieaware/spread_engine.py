@@ -179,7 +179,7 @@ def _ap(g: _Groups, k: Optional[int], rel: Fraction) -> Stats:
     nl, tl, rl, L = n[live], t[live], r[live], slots[live]
     b = g.before(r)[live]
     owner, s, first = _slots(L)
-    c = 1.0 / (tl[owner] + s)
+    c = 1.0 / (tl[owner] + s).astype(_LD)  # extended precision through the sums below
     c_pre = _running(c, owner, first)  # Σ_{u<=s} c_u
     sc_pre = _running(s * c, owner, first)
     c_tot = _per_group(c, first)
@@ -189,7 +189,7 @@ def _ap(g: _Groups, k: Optional[int], rel: Fraction) -> Stats:
     cross = _per_group(c * (c_pre - c), first)  # Σ_s c_s·Σ_{u<s} c_u
     d = (s - 1) * c + (c_tot[owner] - c_pre)  # weight of the pairs that hold slot s
     d2 = _per_group(d * d, first)
-    lead = (b + 1)
+    lead = (b + 1).astype(_LD)
     a1, a2 = lead * c_tot, lead * lead * c2
     t1, t2 = lead * n2, lead * cross  # Σ_s (s-1)·c_s·a_s and Σ_s c_s·Σ_{u<s} a_u
     n1 = d2 - 2 * n2
@@ -230,7 +230,7 @@ def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> Stats:
     # log P(first at s) = log(r/n) + Σ_{i<s} log((n - i - r + 1)/(n - i)), every factor > 0 here
     step = np.where(s > 1, np.log(np.maximum(no - s - ro + 2, 1).astype(_LD)) - np.log(np.maximum(no - s + 1, 1).astype(_LD)), 0)
     prob = np.exp(np.log((ro / no).astype(_LD)) + _running(step, owner, first))
-    c = 1.0 / (t[owner] + s)
+    c = 1.0 / (t[owner] + s).astype(_LD)
     mean = _per_group(prob * c, first)
     second = _per_group(prob * c * c, first)
     var = np.maximum(second - mean * mean, 0.0)
