@@ -31,7 +31,6 @@ from tieaware.errors import bad
 from tieaware.exact import Exact
 from tieaware.fast import rbo_uncertainty
 from tieaware.fast.tie_spread import SPREAD_MEASURES, SpreadStats, spread_stats
-from tieaware.fast.trec_spread import TREC_SPREAD_MEASURES, trec_spread
 from tieaware.gains import check_gain_domain, check_ideal
 from tieaware.names import Measure, parse
 from tieaware.params import cutoff, flag, grade_ceiling, relevant_total, threshold
@@ -51,9 +50,7 @@ def _rbo(m: Measure, ranking: Any, what: str, exact: bool) -> Exact:
 
 
 def _stats(m: Measure, ranking: Any, ideal: Optional[Sequence[object]], exact: bool, pmf: bool = False) -> SpreadStats:
-    if m.name in TREC_SPREAD_MEASURES:
-        return trec_spread(m, ranking, ideal, exact=exact, distribution=pmf)
-    return spread_stats(m, ranking, ideal, exact=exact, distribution=pmf)
+    return spread_stats(m, ranking, ideal, exact=exact, distribution=pmf)  # it hands trec_eval's measures to trec_spread
 
 
 def worst(measure: Any, ranking: Any, ideal: Optional[Sequence[object]] = None, *, exact: bool = True) -> Exact:
@@ -173,9 +170,8 @@ def _ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]], des
             "measure", str(m),
             f"compares two rankings, so its extreme orderings are a pair (S, L): use tieaware.fast.rbo_{which}_orderings(S, L)",
         )
-    known = SPREAD_MEASURES | TREC_SPREAD_MEASURES
-    if m.name not in known:
-        raise bad("measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(known))}")
+    if m.name not in SPREAD_MEASURES:
+        raise bad("measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(SPREAD_MEASURES))}")
     cutoff(m.k, optional=True)
     labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
     if m.name in ("Judged", "Bpref"):  # unjudged (None) below every label: it changes neither measure
