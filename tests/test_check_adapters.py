@@ -86,8 +86,15 @@ def test_from_command_reads_trec_eval_style_output(tmp_path):
     assert result.ok, str(result)
 
 
-def test_from_command_reports_a_failing_command():
-    impl = adapters.from_command([sys.executable, "-c", "import sys; sys.exit(3)", "{run}"])
+def test_from_command_refuses_a_command_failing_on_the_simplest_input():
+    with pytest.raises(TieawareError, match=r"fails on two untied documents, so on every input \(.* exited with status 3"):
+        adapters.from_command([sys.executable, "-c", "import sys; sys.exit(3)", "{run}"])
+
+
+def test_from_command_reports_a_command_failing_on_one_input(tmp_path):
+    script = tmp_path / "one_doc_fails.py"  # exits 3 on a run of one document
+    script.write_text("import sys\nn = len(open(sys.argv[1]).readlines())\nsys.exit(3) if n == 1 else print(0.5)\n")
+    impl = adapters.from_command([sys.executable, str(script), "{run}"])
     result = implementation(impl, "P@1", max_size=1, max_examples=0)
     assert "RuntimeError" in result.counterexample.exception and "status 3" in result.counterexample.exception
 

@@ -27,6 +27,7 @@ order, which the diagnosis recognises as ``docno``.
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import subprocess
@@ -34,9 +35,9 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Union
 
-from tieaware.errors import bad
+from tieaware.errors import TieawareError, bad
 
-__all__ = ["from_qrels_run", "from_arrays", "from_command", "rbo_untied", "docnos", "qrels_and_run", "trec_files", "QID"]
+__all__ = ["from_qrels_run", "from_arrays", "from_command", "rbo_untied", "docnos", "qrels_and_run", "trec_files", "QID", "TIMEOUT", "PREFLIGHT"]
 
 #: The one query every adapter evaluates.
 QID = "q1"
@@ -180,14 +181,27 @@ def _parse_output(text: str, pick: Union[str, None], qid: str = QID) -> float:
         raise bad("command output", text, "must end with a number") from None
 
 
+#: Seconds one call of a command may take before it counts as a failure (a hang).
+TIMEOUT = 30.0
+
+#: The input a command is first tried on: a command that fails here fails on everything.
+PREFLIGHT = ([2.0, 1.0], [1, 0])
+
+
 def from_command(
-    argv_template: Union[str, Sequence[str]], *, pick: Union[str, None] = None, timeout: float = 60, qid: str = QID
+    argv_template: Union[str, Sequence[str]], *, pick: Union[str, None] = None, timeout: float = TIMEOUT, qid: str = QID
 ) -> Callable[[list, list], float]:
     """Adapt a command line that evaluates TREC files: ``{qrels}`` and ``{run}`` are replaced by paths.
 
     The value is read from standard output: a bare number, or the last
     ``measure qid value`` row (trec_eval's layout; *pick* selects the
-    measure column).  A non-zero exit status is reported as a failure.
+    measure column).  A non-zero exit status, or no answer within *timeout*
+    seconds, is reported as a failure on that input.
+
+    The command is tried once here, on two untied documents
+    (:data:`PREFLIGHT`): a command that is missing, cannot be run, exits
+    non-zero, hangs or prints no number there is refused with
+    :class:`~tieaware.TieawareError` (an input error, not a verdict).
 
     >>> import sys
     >>> impl = from_command([sys.executable, "-c", "print(len(open('{run}').readlines()) / 4)"])
@@ -202,6 +216,8 @@ def from_command(
         raise bad("argv_template", argv_template, "must be a non-empty command line")
     if not any("{run}" in a for a in argv):
         raise bad("argv_template", argv_template, "must mention {run} (and usually {qrels})")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+        raise bad("timeout", timeout, "must be a number of seconds > 0")
 
     def impl(scores: list, labels: list) -> float:
         with tempfile.TemporaryDirectory(prefix="tieaware-check-") as tmp:
@@ -214,7 +230,23 @@ def from_command(
 
     impl.__name__ = os.path.basename(argv[0])
     impl.integer_labels = True  # type: ignore[attr-defined]  # TREC qrels hold integer grades
+    _preflight(impl, argv_template)
     return impl
+
+
+def _preflight(impl: Callable[[list, list], float], argv_template: Any) -> None:
+    """Refuse a command that cannot give a value on the simplest input (missing, failing, hanging)."""
+    try:
+        impl(*PREFLIGHT)
+    except FileNotFoundError:
+        raise bad("argv_template", argv_template, "names a command that is not found (is it installed and on PATH?)") from None
+    except PermissionError:
+        raise bad("argv_template", argv_template, "names a command that cannot be run (permission denied)") from None
+    except subprocess.TimeoutExpired as exc:
+        raise bad("argv_template", argv_template, f"gave no answer within {exc.timeout:g} s on two untied documents") from None
+    except (RuntimeError, TieawareError, OSError) as exc:
+        why = " ".join(str(exc).split())[:200]
+        raise bad("argv_template", argv_template, f"fails on two untied documents, so on every input ({why})") from None
 
 
 def rbo_untied(fn: Callable[[list, list], Any]) -> Callable[[list, list], Any]:

@@ -26,7 +26,7 @@ from typing import Any, Optional
 from tieaware.errors import bad
 from tieaware.exact import Exact, to_decimal
 
-__all__ = ["LRE_CAP", "Error", "exact_equal", "is_exact_number", "as_number", "error_of", "approximate", "plain_label"]
+__all__ = ["LRE_CAP", "Error", "exact_equal", "is_exact_number", "as_number", "error_of", "approximate", "plain_label", "shown"]
 
 #: Digits of accuracy are capped here: the expected value is carried to 40 digits,
 #: and no float result can honestly claim more than about 17.
@@ -131,9 +131,40 @@ def error_of(got: Any, expected: Exact) -> Error:
     have = approximate(got)
     absolute = abs(have - want)
     relative = None if want == 0 else absolute / abs(want)
-    basis = float(absolute if relative is None else relative)  # underflows to 0 past 1e-308: capped anyway
+    basis = _float(absolute if relative is None else relative)  # underflows to 0 past 1e-308: capped anyway
     lre = LRE_CAP if basis == 0 else min(LRE_CAP, max(0.0, -math.log10(basis)))
-    return Error(float(absolute), None if relative is None else float(relative), lre)
+    return Error(_float(absolute), None if relative is None else _float(relative), lre)
+
+
+def _float(x: Fraction) -> float:
+    """*x* as a float; inf when it is beyond the float range (an implementation returned 10**5000)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+#: Longest repr shown for a value an implementation returned.
+SHOWN_CHARS = 200
+
+
+def shown(value: Any) -> str:
+    """repr(*value*) for a report, shortened; never raises on a huge int or Fraction.
+
+    >>> shown(0.5)
+    '0.5'
+    >>> shown(Fraction(10**5000))
+    'Fraction(10**5000 (about))'
+    """
+    try:
+        text = repr(value)
+    except ValueError:  # Python refuses int -> str beyond 4,300 digits
+        if isinstance(value, numbers.Rational):
+            digits = round((abs(value.numerator).bit_length() - value.denominator.bit_length()) * math.log10(2))
+            sign = "-" if value < 0 else ""
+            return f"{type(value).__name__}({sign}10**{digits} (about))"
+        text = f"<{type(value).__name__} that cannot be printed>"
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
 
 
 def plain_label(x: Fraction) -> Any:

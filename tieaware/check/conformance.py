@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from tieaware.check import adapters
+from tieaware.check.compare import shown
 from tieaware.check.implementation import ImplementationResult, implementation
 from tieaware.exact import to_decimal
 
@@ -245,7 +246,7 @@ def _counterexample(row: Row) -> str:
     if row.result is None or row.result.counterexample is None:
         return ""
     c = row.result.counterexample
-    got = f"raised {c.exception}" if c.exception is not None else f"got {c.got!r}"
+    got = f"raised {c.exception}" if c.exception is not None else f"got {shown(c.got)}"
     if _varies(row):
         got = "got a tie-broken value (which one depends on the CPU)"
     inputs = f"S {c.S}, L {c.L}" if hasattr(c, "S") else f"scores {list(c.scores)}, labels {list(c.labels)}"

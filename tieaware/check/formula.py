@@ -43,6 +43,7 @@ from hypothesis import strategies as st
 from tieaware.check.compare import as_number, exact_equal, plain_label
 from tieaware.check.progress import bar
 from tieaware.check.search import shrunk_failure
+from tieaware.check.verdict import raised
 from tieaware.errors import TieawareError, bad
 from tieaware.exact import Exact, to_exact_string
 from tieaware.ranking import Groups, groups, label
@@ -129,20 +130,27 @@ def _check(metric: Metric, closed_form: ClosedForm, gs: Groups, phase: str) -> O
         expected = expectation(metric, gs)
     except TieawareError:
         raise
-    except Exception as exc:  # the user's metric is broken on this input: say so, on this input
-        return FormulaCounterexample(gs, None, None, f"metric raised {type(exc).__name__}: {exc}", phase)
+    except (Exception, SystemExit) as exc:  # the user's metric is broken on this input: say so, on this input
+        return FormulaCounterexample(gs, None, None, f"metric raised {raised(exc)}", phase)
     try:
         raw = closed_form(gs)
-    except Exception as exc:
-        return FormulaCounterexample(gs, expected, None, f"closed form raised {type(exc).__name__}: {exc}", phase)
+    except (Exception, SystemExit) as exc:
+        return FormulaCounterexample(gs, expected, None, f"closed form raised {raised(exc)}", phase)
     got = _exact(raw, "closed_form", [list(g) for g in gs])
     return None if exact_equal(got, expected) else FormulaCounterexample(gs, expected, got, None, phase)
+
+
+#: The largest max_size accepted: every ordering of every tie structure is enumerated
+#: (8 documents: ~50,000 structures, up to 40,320 orderings each).
+MAX_SIZE = 8
 
 
 def _options(max_size: object, labels: object, max_examples: object, hypothesis_max_size: object) -> tuple:
     for name, value, low in (("max_size", max_size, 0), ("max_examples", max_examples, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise bad(name, value, f"must be an int >= {low}")
+    if max_size > MAX_SIZE:  # type: ignore[operator]
+        raise bad("max_size", max_size, f"must be at most {MAX_SIZE}: every ordering of every tie structure is enumerated")
     if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence) or not labels:
         raise bad("labels", labels, "must be a non-empty list of labels, e.g. (0, 1, 2)")
     values = tuple(sorted(set(label(x, "labels") for x in labels)))
@@ -202,6 +210,10 @@ def formula(
     (few distinct labels, so the enumeration stays small).
     The first failure stops the search; the result carries the smallest one.
     """
+    if not callable(metric):
+        raise bad("metric", metric, "must be a function metric(labels_in_order) -> exact value")
+    if not callable(closed_form):
+        raise bad("closed_form", closed_form, "must be a function closed_form(groups) -> exact value")
     values, top = _options(max_size, labels, max_examples, hypothesis_max_size)
     structures = [(r, "exhaustive") for r in all_tied_rankings_upto(max_size, values)]
     structures += [(r, "larger grades") for r in _larger_grades(values, min(3, max_size))]

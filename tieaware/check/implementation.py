@@ -109,6 +109,9 @@ def _tolerance(value: object, name: str) -> float:
 
 #: Extra grades tried beyond the labels given (plus 1/2 where the measure allows a non-integer grade).
 EXTRA_GRADES = (3, 4)
+#: The largest max_size accepted: the exhaustive phase grows ~5x per document
+#: (4: ~900 inputs, 6: ~21,000, 8: ~490,000, 9 would be ~2.4 million).
+MAX_SIZE = 8
 #: Sizes of the score-class, larger-grade and unretrieved-relevant phases.
 CLASS_SIZE = 3
 
@@ -233,6 +236,8 @@ def implementation(
     oracle = Oracle(parsed)
     min_size = _int(min_size, "min_size", 0)
     max_size = _int(max_size, "max_size", min_size)
+    if max_size > MAX_SIZE:  # each size is ~5x the inputs of the one before
+        raise bad("max_size", max_size, f"must be at most {MAX_SIZE} (every tie structure of {MAX_SIZE} documents is already ~500,000 inputs); use max_examples for larger inputs")
     near_tie_size = _int(near_tie_size, "near_tie_size", 0)
     max_examples = _int(max_examples, "max_examples", 0)
     top = _int(hypothesis_max_size, "hypothesis_max_size", max(min_size, 1))

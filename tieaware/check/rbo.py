@@ -25,11 +25,11 @@ from typing import Any, Optional
 
 from hypothesis import strategies as st
 
-from tieaware.check.compare import Error, error_of
+from tieaware.check.compare import Error, error_of, shown
 from tieaware.check.diagnose import Diagnosis
 from tieaware.check.progress import bar
 from tieaware.check.search import shrunk_failure
-from tieaware.check.verdict import Judge
+from tieaware.check.verdict import Judge, raised
 from tieaware.errors import bad
 from tieaware.exact import Exact, to_decimal, to_exact_string
 from tieaware.names import Measure, parse  # noqa: F401  (parse: for the doctest)
@@ -140,7 +140,7 @@ class RBOCounterexample:
         e = self.error
         assert e is not None
         relative = "n/a (expected 0)" if e.relative is None else f"{e.relative:.3g}"
-        return out + [f"got      {self.got!r}", f"error    absolute {e.absolute:.3g}, relative {relative}, {e.lre:.1f} correct digits"]
+        return out + [f"got      {shown(self.got)}", f"error    absolute {e.absolute:.3g}, relative {relative}, {e.lre:.1f} correct digits"]
 
     def __str__(self) -> str:
         return "; ".join(self.lines())
@@ -175,8 +175,8 @@ class _RBOJudge(Judge):
         self.calls += 1
         try:
             raw = self.impl(*case.listed())
-        except Exception as exc:  # the user's code failing is a finding
-            return None, f"{type(exc).__name__}: {exc}"
+        except (Exception, SystemExit) as exc:  # the user's code failing (or calling sys.exit) is a finding
+            return None, raised(exc)
         try:
             return as_number(raw, "implementation result"), None
         except TieawareError as exc:

@@ -2,12 +2,17 @@
 
 Settings are fixed here, not taken from the caller's hypothesis profile, so
 that a verdict is the same on every machine and every run: derandomized, no
-example database, no deadline, quiet.
+example database, no deadline, quiet.  Hypothesis also caches what it reads
+from local source files in a ``.hypothesis/`` folder of the current
+directory; during a search that folder is a temporary one, removed after,
+so nothing is left in the user's directory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterator
 from typing import Any, Optional, TypeVar
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
@@ -62,7 +67,22 @@ def shrunk_failure(strategy: st.SearchStrategy, check: Callable[[Any], Optional[
             raise _Found(failure)
 
     try:
-        search()
+        with _scratch_home():
+            search()
     except _Found as found:
         return found.failure
     return None
+
+
+@contextlib.contextmanager
+def _scratch_home() -> Iterator[None]:
+    """Point hypothesis's storage (its ``.hypothesis/`` folder) at a temporary directory, then restore it."""
+    from hypothesis import configuration
+
+    before = configuration.storage_directory(intent_to_write=False).home_directory
+    with tempfile.TemporaryDirectory(prefix="tieaware-hypothesis-") as scratch:
+        configuration.set_hypothesis_home_dir(scratch)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(before)

@@ -18,13 +18,13 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.check.cases import Case
-from tieaware.check.compare import Error, approximate, as_number, error_of, exact_equal, is_exact_number, plain_label
+from tieaware.check.compare import Error, approximate, as_number, error_of, exact_equal, is_exact_number, plain_label, shown
 from tieaware.check.oracle import Oracle
 from tieaware.errors import TieawareError
 from tieaware.exact import Exact, to_decimal, to_exact_string
 from tieaware.ranking import from_scores, label
 
-__all__ = ["Counterexample", "Judge", "Impl"]
+__all__ = ["Counterexample", "Judge", "Impl", "raised"]
 
 #: impl(scores, labels) -> number
 Impl = Callable[[list, list], Any]
@@ -86,7 +86,7 @@ class Counterexample:
         if self.exception is not None:
             out.append(f"got      exception {self.exception}")
             return out
-        out.append(f"got      {self.got!r}")
+        out.append(f"got      {shown(self.got)}")
         e = self.error
         assert e is not None
         relative = "n/a (expected 0)" if e.relative is None else f"{e.relative:.3g}"
@@ -128,8 +128,8 @@ class Judge:
                 raw = self.impl(list(case.scores), list(case.labels))
             else:  # the documented 3-argument form: judged relevant documents, retrieved or not
                 raw = self.impl(list(case.scores), list(case.labels), num_rel)
-        except Exception as exc:  # the user's code failing is a finding, not a crash of ours
-            return None, f"{type(exc).__name__}: {exc}"
+        except (Exception, SystemExit) as exc:  # the user's code failing is a finding, not a crash of ours
+            return None, raised(exc)
         try:
             return as_number(raw, "implementation result"), None
         except TieawareError as exc:
@@ -167,6 +167,20 @@ class Judge:
         if self.close(got, expected):
             return None
         return Counterexample(case.scores, case.labels, expected, got, _error(got, expected), None, phase, case.num_rel)
+
+
+def raised(exc: BaseException) -> str:
+    """What the implementation raised, as "Type: message".
+
+    SystemExit is caught too: an implementation that calls ``sys.exit(0)``
+    must not end the checker with the "conforms" status.
+
+    >>> raised(SystemExit(0))
+    'SystemExit: 0 (the implementation called sys.exit)'
+    """
+    if isinstance(exc, SystemExit):
+        return f"SystemExit: {exc.code} (the implementation called sys.exit)"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _requires_three(impl: Impl) -> bool:

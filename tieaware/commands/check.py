@@ -13,13 +13,17 @@ Exit status: 0 when the code conforms, 1 when it does not, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import importlib.util
 import os
+import signal
 import sys
+import threading
 from typing import Any, Callable
 
 from tieaware.check import adapters, implementation
+from tieaware.check.implementation import MAX_SIZE
 from tieaware.errors import bad
 
 __all__ = ["add_parser", "run", "load", "ADAPTERS"]
@@ -67,13 +71,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--adapter", choices=ADAPTERS, default="scores", help="calling convention of the code (default: scores)")
     parser.add_argument("--qid", default="q1", metavar="ID", help="query id the qrels-run and command adapters use (default: q1; some backends want a number, e.g. 1)")
     parser.add_argument("--pick", metavar="NAME", help="with --adapter command: the measure column to read")
-    parser.add_argument("--max-size", type=int, default=4, metavar="N", help="every tie structure up to N documents (default: 4)")
+    parser.add_argument("--max-size", type=int, default=4, metavar="N", help=f"every tie structure up to N documents (default: 4, at most {MAX_SIZE}: each size is ~5x the inputs)")
     parser.add_argument("--min-size", type=int, default=1, metavar="N", help="skip inputs of fewer documents (default: 1)")
     parser.add_argument("--max-examples", type=int, default=200, metavar="N", help="hypothesis cases beyond that (default: 200)")
     parser.add_argument("--rel-tol", type=float, default=1e-9, metavar="X", help="relative tolerance for floats (default: 1e-9)")
     parser.add_argument("--abs-tol", type=float, default=0.0, metavar="X", help="absolute tolerance for floats (default: 0)")
     parser.add_argument("--labels", default="0,1,2", metavar="L,L,..", help="graded labels of the exhaustive phase (default: 0,1,2; grades 3, 4 and 1/2 are tried in a later phase)")
     parser.add_argument("--untied", action="store_true", help="untied inputs only: is it at least the ordinary measure?")
+    parser.add_argument("--timeout", type=float, default=adapters.TIMEOUT, metavar="SECONDS", help=f"a call taking longer counts as a failure on that input (default: {adapters.TIMEOUT:g})")
     parser.set_defaults(run=run)
     return parser
 
@@ -126,9 +131,11 @@ def _labels(text: str) -> tuple[int, ...]:
 
 
 def _impl(args: argparse.Namespace) -> Callable[[list, list], Any]:
+    if not 0 < args.timeout < float("inf"):
+        raise bad("--timeout", args.timeout, "must be a number of seconds > 0")
     if args.adapter == "command":
-        return adapters.from_command(args.target, pick=args.pick, qid=args.qid)
-    fn = load(args.target)
+        return adapters.from_command(args.target, pick=args.pick, qid=args.qid, timeout=args.timeout)
+    fn = _timed(load(args.target), args.timeout)
     if args.adapter == "qrels-run":
         return adapters.from_qrels_run(fn, qid=args.qid)
     if args.adapter == "arrays":
@@ -136,6 +143,30 @@ def _impl(args: argparse.Namespace) -> Callable[[list, list], Any]:
     if args.adapter == "rbo-untied":
         return adapters.rbo_untied(fn)
     return fn
+
+
+def _timed(fn: Callable[..., Any], seconds: float) -> Callable[..., Any]:
+    """*fn*, interrupted by TimeoutError after *seconds* (an alarm signal: main thread, POSIX only).
+
+    A hanging call then counts as a failure on that input instead of hanging the checker.
+    """
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return fn
+
+    def expired(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"no answer within {seconds:g} s (--timeout)")
+
+    @functools.wraps(fn)  # keeps the signature: the checker looks for a third argument, num_rel
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        previous = signal.signal(signal.SIGALRM, expired)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    return timed
 
 
 def run(args: argparse.Namespace) -> int:
