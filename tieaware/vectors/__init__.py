@@ -159,9 +159,24 @@ def iter_cases(
     """The tests of *family*: only valid ones by default (``result=None`` for all).
 
     *measure* keeps one measure's tests; *flags* keeps tests carrying all of
-    them; *flags_excluded* drops tests carrying any of them.
+    them; *flags_excluded* drops tests carrying any of them.  A measure, flag
+    or result the family does not have is refused (a typo would otherwise
+    select no test, and a test suite would silently run none).
+
+    >>> iter_cases("precision", measure="P@3")
+    Traceback (most recent call last):
+    tieaware.errors.TieawareError: measure must be one of the family's measures ['P(rel=2)@2', 'P@1', 'P@2', 'P@4'], got 'P@3'
     """
-    wanted, unwanted = set(flags), set(flags_excluded)
+    measures, known_flags = _vocabulary(family)
+    if result is not None and result not in RESULTS:
+        raise bad("result", result, f"must be one of {list(RESULTS)} or None (every test)")
+    if measure is not None and measure not in measures:
+        raise bad("measure", measure, f"must be one of the family's measures {sorted(measures)}")
+    wanted, unwanted = _flags(flags, "flags", known_flags), _flags(flags_excluded, "flags_excluded", known_flags)
+    return _selected(family, result, measure, wanted, unwanted)
+
+
+def _selected(family: str, result: Optional[str], measure: Optional[str], wanted: set, unwanted: set) -> Iterator[Union[Vector, RBOVector]]:
     for group in load(family)["testGroups"]:
         for t in group["tests"]:
             if result is not None and t["result"] != result:
@@ -189,6 +204,27 @@ def iter_cases(
                 expected_float=t["expectedFloat"],
                 result=t["result"],
             )
+
+
+#: The verdicts a test can carry (Wycheproof's).
+RESULTS = ("valid", "invalid", "acceptable")
+
+
+@lru_cache(maxsize=None)
+def _vocabulary(family: str) -> tuple[frozenset, frozenset]:
+    """The measures and the flags the tests of *family* use."""
+    tests = [t for group in load(family)["testGroups"] for t in group["tests"]]
+    return frozenset(t["measure"] for t in tests), frozenset(f for t in tests for f in t["flags"])
+
+
+def _flags(given: Iterable[str], argument: str, known: frozenset) -> set:
+    if isinstance(given, str):  # flags="Tied" would otherwise be the set of its letters
+        raise bad(argument, given, "must be a collection of flags, e.g. {'Tied'}")
+    chosen = set(given)
+    unknown = sorted(chosen - known, key=str)
+    if unknown:
+        raise bad(argument, given, f"names flags the family does not use ({', '.join(map(repr, unknown))}); its flags are {sorted(known)}")
+    return chosen
 
 
 def _rbo_vector(family: str, t: dict[str, Any]) -> RBOVector:

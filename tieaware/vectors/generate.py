@@ -427,7 +427,7 @@ def generate(out_dir: str, families: Optional[Sequence[str]] = None, progress: b
     """Write ``FAMILY.json`` for each family into *out_dir*; return the paths written."""
     from tieaware.errors import bad
 
-    names = list(FAMILIES) if families is None else list(families)
+    names = list(FAMILIES) if families is None else list(dict.fromkeys(families))  # a repeated family is written once
     for name in names:
         if name not in FAMILIES:
             raise bad("family", name, f"is not one of {sorted(FAMILIES)}")
