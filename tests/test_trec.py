@@ -1,5 +1,6 @@
 """TREC qrels/run reading, tie groups from exact score strings, trec_eval's order."""
 
+import contextlib
 import importlib.util
 import io
 from fractions import Fraction
@@ -9,6 +10,7 @@ import pytest
 
 import tieaware
 from tieaware import TieawareError
+from tieaware.cli import main
 from tieaware.trec import (
     parse_qrels,
     parse_run,
@@ -137,13 +139,32 @@ def test_trec_eval_breaks_ties_by_docno_descending_bytewise():
     assert trec_eval_order(run) == ["b", "a1", "a", "B", "z"]
 
 
-def test_trec_eval_order_compares_scores_as_doubles():
-    # trec_eval reads scores with atof, so these tie there and are broken by docno.
-    run = [("a", F("0.1")), ("b", F("0.10000000000000000001"))]
+def test_trec_eval_order_compares_scores_as_c_floats():
+    # trec_eval 9.0.8 reads a score with atof and keeps it in a C float (trec_format.h:
+    # `float sim`), so scores equal as float32s tie there and are broken by docno.
+    run = [("a", F("0.1")), ("b", F("0.10000000000000000001"))]  # one double
     assert tie_groups(run) == [["b"], ["a"]]
     assert trec_eval_order(run) == ["b", "a"]
     run = [("b", F("0.1")), ("a", F("0.10000000000000000001"))]
     assert trec_eval_order(run) == ["b", "a"]  # docno decides, not the exact score
+    for high, low in [("1.00000002", "1.00000001"), ("1e301", "1e300"), ("1e-50", "0")]:
+        # distinct doubles, one float32 (1e300 and 1e301 overflow to inf, 1e-50 underflows to 0)
+        run = [("a", F(high)), ("b", F(low))]
+        assert tie_groups(run) == [["a"], ["b"]]
+        assert trec_eval_order(run) == ["b", "a"]
+    assert trec_eval_order([("a", F("1.0000002")), ("b", F("1.0000001"))]) == ["a", "b"]  # two float32s
+
+
+def test_trec_eval_tie_break_through_the_columns_reader_uses_c_floats(tmp_path):
+    # The CLI reads files through tieaware.columns, a second implementation of the order.
+    (tmp_path / "qrels").write_text("q 0 a 1\nq 0 b 0\n")
+    (tmp_path / "run").write_text("q Q0 a 1 1.00000002 r\nq Q0 b 2 1.00000001 r\n")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        argv = ["eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "--format", "trec", "-m", "P.1"]
+        assert main(argv + ["--tie-break", "trec_eval"]) == 0
+        assert main(argv) == 0  # tie-aware: the exact scores differ, a first
+    assert out.getvalue().split() == ["P_1", "all", "0.0000", "P_1", "all", "1.0000"]
 
 
 @pytest.mark.peers
@@ -157,6 +178,19 @@ def test_trec_eval_order_matches_pytrec_eval():
         run = {"q": {d: 1.0 for d in docnos}}
         got = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)["q"]["recip_rank"]
         ours = trec_eval_order([(d, F(1)) for d in docnos])
+        assert got == 1 / (ours.index(relevant) + 1)
+
+
+@pytest.mark.peers
+def test_trec_eval_order_matches_pytrec_eval_on_near_ties_beyond_float32():
+    # pytrec_eval compiles trec_eval 9.0.8, whose scores are C floats: 1 + 2e-8 and 1 + 1e-8
+    # are distinct doubles but one float32, so docno decides.
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    scores = {"a": 1.00000002, "b": 1.00000001, "c": 1.0000002, "d": 1e-50, "e": 0.0}
+    for relevant in scores:
+        qrels = {"q": {relevant: 1}}
+        got = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate({"q": scores})["q"]["recip_rank"]
+        ours = trec_eval_order([(d, F(repr(s))) for d, s in scores.items()])
         assert got == 1 / (ours.index(relevant) + 1)
 
 

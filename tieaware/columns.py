@@ -340,7 +340,7 @@ class Prepared:
     #: Label numbers of every judged document, sorted by query (the nDCG ideal and num_rel).
     judged_query: np.ndarray
     judged_label: np.ndarray
-    #: Row order that breaks ties as trec_eval does (score as a double, descending, then docno descending).
+    #: Row order that breaks ties as trec_eval 9.0.8 does (score as a C float, descending, then docno descending).
     trec_order: Optional[np.ndarray]
     #: Run queries without qrels, and judged queries absent from the run.
     skipped_run: list[str]
@@ -645,9 +645,12 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
 
     trec = None
     if trec_order and n:
-        # trec_eval compares doubles: its tie groups are the stretches of equal doubles
+        # trec_eval 9.0.8 keeps scores in a C float (trec_format.h): its tie groups are the
+        # stretches of equal float32s, contiguous here because rounding to float32 is monotone.
+        with np.errstate(over="ignore"):  # beyond float32's range: infinity, as in C
+            single = score.astype(np.float32)
         same = np.zeros(n, dtype=bool)
-        same[1:] = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
+        same[1:] = (query[1:] == query[:-1]) & (single[1:] == single[:-1])
         trec = _trec_eval_order(np.cumsum(~same), run.docno[source])
     return Prepared(
         qids=[q.decode("utf-8") for q in kept],
@@ -707,22 +710,22 @@ def _exact_regroup(differ: np.ndarray, boundary: np.ndarray, columns: list[np.nd
         done = hi
 
 
-def _trec_eval_order(double_group: np.ndarray, docno: np.ndarray) -> np.ndarray:
-    """Rows (already sorted by query and score) in trec_eval's order: among equal doubles, docno descending.
+def _trec_eval_order(sim_group: np.ndarray, docno: np.ndarray) -> np.ndarray:
+    """Rows (already sorted by query and score) in trec_eval's order: among equal sims, docno descending.
 
-    *double_group* numbers the stretches of rows with one query and one
-    double, in order (non-decreasing).  A NUL-padded byte string compares
-    like big-endian unsigned words (strcmp's order), and the bitwise
-    complement reverses it.  One 64-bit key per row, the group number in the
+    *sim_group* numbers the stretches of rows with one query and one score
+    as trec_eval stores it (a float32), in order (non-decreasing).  A
+    NUL-padded byte string compares like big-endian unsigned words (strcmp's
+    order), and the bitwise complement reverses it.  One 64-bit key per row, the group number in the
     high bits and the docno's leading bits below, sorts most rows at once
     (a lexsort over every word costs ~4x more); rows whose keys tie (the same
     group and the same leading bits) are then ordered on every word.
     """
     words = ~_padded(docno, docno.dtype.itemsize).view(">u8").astype(np.uint64)
-    group_bits = int(double_group[-1]).bit_length() if len(double_group) else 0
+    group_bits = int(sim_group[-1]).bit_length() if len(sim_group) else 0
     if group_bits > 40:  # too many groups to leave room for the docno: sort on every word
-        return np.lexsort([words[:, c] for c in range(words.shape[1] - 1, -1, -1)] + [double_group])
-    key = (double_group.astype(np.uint64) << np.uint64(64 - group_bits)) | (words[:, 0] >> np.uint64(group_bits))
+        return np.lexsort([words[:, c] for c in range(words.shape[1] - 1, -1, -1)] + [sim_group])
+    key = (sim_group.astype(np.uint64) << np.uint64(64 - group_bits)) | (words[:, 0] >> np.uint64(group_bits))
     order = np.argsort(key, kind="stable")
     ordered = key[order]
     tie = ordered[1:] == ordered[:-1]

@@ -36,6 +36,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import IO, Union
@@ -227,12 +228,12 @@ def run_ranking(run_docs: Sequence[tuple[str, Fraction]], qrels_for_q: Mapping[s
 def trec_eval_order(run_docs: Sequence[tuple[str, Fraction]]) -> list[str]:
     """The docnos in the order trec_eval ranks them: score descending, ties by docno descending.
 
-    This mirrors ``comp_sim_docno`` in trec_eval's form_res_rels.c
-    (usnistgov/trec_eval, commit f4253652, line 266)::
+    This mirrors ``comp_sim_docno`` in trec_eval 9.0.8's form_res_rels.c
+    (usnistgov/trec_eval, tag v9.0.8, commit d95ca64, line 276)::
 
-        if (p1->sim > p2->sim) return (-1);
-        if (p1->sim < p2->sim) return (1);
-        return (strcmp(p2->docno, p1->docno));
+        if (ptr1->sim > ptr2->sim) return (-1);
+        if (ptr1->sim < ptr2->sim) return (1);
+        return (strcmp (ptr2->docno, ptr1->docno));
 
     i.e. higher sim first, and among equal sims the docno that is larger
     under strcmp first.  Python's str order equals strcmp's byte order for
@@ -241,13 +242,19 @@ def trec_eval_order(run_docs: Sequence[tuple[str, Fraction]]) -> list[str]:
     >>> trec_eval_order([("d1", Fraction(1)), ("d2", Fraction(1)), ("d10", Fraction(3))])
     ['d10', 'd2', 'd1']
 
-    Beware: trec_eval compares ``atof(score)`` as C doubles, so two scores
-    that differ only beyond double precision tie in trec_eval (and are broken
-    by docno) while tieaware keeps them apart; this function follows
-    trec_eval and compares the correctly rounded doubles.
+    Beware: trec_eval 9.0.8 keeps ``sim`` in a C ``float``: it reads the
+    score with ``atof`` (a double) and stores it in 32 bits (trec_format.h,
+    form_res_rels.c), so scores that differ only beyond float32's ~7
+    significant digits tie there and are broken by docno; pytrec_eval (and
+    so ir_measures) compiles the same code.  This function does the same:
+
+    >>> trec_eval_order([("a", Fraction("1.00000002")), ("b", Fraction("1.00000001"))])
+    ['b', 'a']
+
+    trec_eval 10.0 keeps doubles, so its order can differ there.
     """
     # Two stable sorts: by docno descending, then by score descending.
-    docs = sorted(_by_docno_descending(run_docs), key=lambda d: _as_double(d[1]), reverse=True)
+    docs = sorted(_by_docno_descending(run_docs), key=lambda d: _as_float32(_as_double(d[1])), reverse=True)
     return [docno for docno, _ in docs]
 
 
@@ -256,6 +263,14 @@ def _as_double(score: Fraction) -> float:
         return float(score)  # correctly rounded, as atof is
     except OverflowError:
         return math.copysign(math.inf, score)
+
+
+def _as_float32(x: float) -> float:
+    """The double *x* stored in a C float, as trec_eval 9.0.8 stores a score (round to nearest)."""
+    try:
+        return struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:  # beyond float32's range: C's conversion gives an infinity
+        return math.copysign(math.inf, x)
 
 
 def trec_eval_ranking(run_docs: Sequence[tuple[str, Fraction]], qrels_for_q: Mapping[str, Fraction]) -> list:
