@@ -49,4 +49,6 @@ __all__ = [
     "best_ordering",
     "r_precision",
     "success",
+    "bpref",
+    "judged",
 ]

@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, Callable, Optional
 
-from tieaware.exact import Exact
-from tieaware.params import cutoff, flag, grade_ceiling
-from tieaware.ranking import Groups, Ranking, flatten, groups
+from tieaware.model.exact import Exact
+from tieaware.model.params import cutoff, flag, grade_ceiling
+from tieaware.model.ranking import Groups, Ranking, flatten, groups
 
 __all__ = ["err", "elementary_symmetric", "slot_weights", "err_group"]
 

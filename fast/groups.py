@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from tieaware.ranking import Groups
+from tieaware.model.ranking import Groups
 
 __all__ = ["Group", "summarise"]
 

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.exact import Exact, divide
+from tieaware.model.exact import Exact, divide
 from tieaware.fast.groups import Group, summarise
 from tieaware.fast.kernels import ap_slot, expected_hits, mean_gain, pair_fraction, rr_group
-from tieaware.gains import (
+from tieaware.model.gains import (
     Discount,
     Gain,
     check_gain_domain,
@@ -27,8 +27,8 @@ from tieaware.gains import (
     float_gain_function,
     gain_function,
 )
-from tieaware.params import cutoff, flag, relevant_total, threshold
-from tieaware.ranking import Groups, Ranking, groups, label
+from tieaware.model.params import cutoff, flag, relevant_total, threshold
+from tieaware.model.ranking import Groups, Ranking, groups, label
 
 __all__ = ["precision", "recall", "f1", "average_precision", "reciprocal_rank", "dcg", "ndcg"]
 

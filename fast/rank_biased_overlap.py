@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any, NamedTuple, Optional
 
-from tieaware.params import flag, probability
-from tieaware.rbo_input import Groups, RBOBounds, bound_name, rbo_pair, variant_name
+from tieaware.model.params import flag, probability
+from tieaware.model.rbo_input import Groups, RBOBounds, bound_name, rbo_pair, variant_name
 from tieaware.fast.rbo_exact import RootSum, to_value
 from tieaware.fast.rbo_kernels import (
     crossing_contribution,

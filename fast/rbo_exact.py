@@ -199,7 +199,7 @@ def _canonical(roots: dict[int, Fraction], q0: Fraction, q_ln: Fraction, p: Frac
 
     √k of a square-free k > 1 is Pow(k, 1/2) unevaluated and evaluated alike;
     a Rational coefficient stands first in a Mul; an Add holds its terms sorted
-    by ``_args_sortkey`` (as tieaware.gains builds its log sums).
+    by ``_args_sortkey`` (as tieaware.model.gains builds its log sums).
     """
     from sympy.core.basic import _args_sortkey
 

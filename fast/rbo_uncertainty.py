@@ -50,8 +50,8 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.fast.rank_biased_overlap import _spans, rbo_expected_bounds  # _spans: ranks t..b of each group
-from tieaware.params import flag, probability
-from tieaware.rbo_input import Groups, Item, bound_name, rbo_pair
+from tieaware.model.params import flag, probability
+from tieaware.model.rbo_input import Groups, Item, bound_name, rbo_pair
 
 __all__ = ["rbo_worst", "rbo_best", "rbo_variance", "rbo_best_orderings", "rbo_worst_orderings"]
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.exact import Exact
-from tieaware.params import cutoff, flag, probability, threshold
-from tieaware.ranking import Ranking, groups
+from tieaware.model.exact import Exact
+from tieaware.model.params import cutoff, flag, probability, threshold
+from tieaware.model.ranking import Ranking, groups
 
 __all__ = ["rbp", "rbp_residual", "rbp_group"]
 

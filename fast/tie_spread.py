@@ -29,7 +29,7 @@ with rank), and the variance is Hoeffding's rank-one form per group,
 (Σ_e (x_e − x̄)²)·(Σ_j (w_j − w̄)²)/(n − 1), with x the gains and w the
 discounts of the group's ranks; no distribution is given (None).
 
->>> from tieaware.names import parse
+>>> from tieaware.model.names import parse
 >>> s = spread_stats(parse("P@1"), [[1, 0]], [1, 0], distribution=True)
 >>> s.worst, s.best, s.variance, sorted(s.distribution.items())
 (Fraction(0, 1), Fraction(1, 1), Fraction(1, 4), [(Fraction(0, 1), Fraction(1, 2)), (Fraction(1, 1), Fraction(1, 2))])
@@ -38,87 +38,25 @@ discounts of the group's ranks; no distribution is given (None).
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
-from typing import Any, NamedTuple, Optional
+from typing import Any, Optional
 
-from tieaware.errors import bad
+from tieaware.model.errors import bad
 from tieaware.fast.measures import dcg as fast_dcg
 from tieaware.fast.measures import ndcg as fast_ndcg
 from tieaware.fast.groups import Group
+from tieaware.fast.spread_dp import MAX_GROUP_SUPPORT, TREC_MEASURES, SpreadStats, convolve, group_dp
+from tieaware.fast.trec_spread import trec_spread
 from tieaware.fast.variance_kernels import ap_group_variance, hits_variance_from, rank_statistic_variance, rr_variance
-from tieaware.gains import check_gain_domain, float_discount_function, float_gain_function, gain_function, perfect_power
-from tieaware.names import Measure, parse
-from tieaware.params import cutoff, flag, grade_ceiling, relevant_total, threshold
-from tieaware.ranking import Ranking, groups, label
+from tieaware.model.gains import check_gain_domain, float_discount_function, float_gain_function, gain_function, perfect_power
+from tieaware.model.names import Measure, parse
+from tieaware.model.params import cutoff, flag, grade_ceiling, relevant_total, threshold
+from tieaware.model.ranking import Ranking, groups, label
 
-__all__ = ["SpreadStats", "spread_stats", "spread_stats_many", "MAX_GROUP_SUPPORT"]
+__all__ = ["SpreadStats", "spread_stats", "spread_stats_many", "MAX_GROUP_SUPPORT", "SPREAD_MEASURES", "TREC_MEASURES"]
 
 _BINARY = ("P", "R", "F1", "AP", "RR", "RBP")
-#: A group's distribution is dropped (None) once it has more distinct values than this.
-MAX_GROUP_SUPPORT = 5_000
-
-
-class SpreadStats(NamedTuple):
-    """min, max and variance over tie-breakings, and the pmf {value: probability} or None."""
-
-    worst: Any
-    best: Any
-    variance: Any
-    distribution: Optional[dict[Any, Any]]
-
-
-class _Acc:
-    """Per-state accumulator: arrangements, Σ value, Σ value², min, max, pmf (value -> arrangements)."""
-
-    __slots__ = ("n", "s1", "s2", "lo", "hi", "pmf")
-
-    def __init__(self, n: int, s1: Any, s2: Any, lo: Any, hi: Any, pmf: Optional[dict[Any, int]]) -> None:
-        self.n, self.s1, self.s2, self.lo, self.hi, self.pmf = n, s1, s2, lo, hi, pmf
-
-
-def _group(kinds: dict[Any, int], contribution: Callable[[int, Any, tuple[int, ...]], Any], zero: Any, want_pmf: bool) -> _Acc:
-    """The DP over one group: *kinds* {kind: count}; contribution(slot, kind, state) for the next slot."""
-    order = sorted(kinds, key=repr)
-    size = sum(kinds.values())
-    states: dict[tuple[int, ...], _Acc] = {tuple(0 for _ in order): _Acc(1, zero, zero, zero, zero, {zero: 1} if want_pmf else None)}
-    for slot in range(size):
-        nxt: dict[tuple[int, ...], _Acc] = {}
-        for state, acc in states.items():
-            for i, kind in enumerate(order):
-                if state[i] == kinds[kind]:
-                    continue
-                c = contribution(slot, kind, state)
-                new = state[:i] + (state[i] + 1,) + state[i + 1 :]
-                pmf = None
-                if acc.pmf is not None:
-                    pmf = {v + c: m for v, m in acc.pmf.items()}
-                s1, s2 = acc.s1 + acc.n * c, acc.s2 + 2 * c * acc.s1 + acc.n * c * c
-                old = nxt.get(new)
-                if old is None:
-                    nxt[new] = _Acc(acc.n, s1, s2, acc.lo + c, acc.hi + c, pmf)
-                    continue
-                old.n += acc.n
-                old.s1 += s1
-                old.s2 += s2
-                old.lo = min(old.lo, acc.lo + c)
-                old.hi = max(old.hi, acc.hi + c)
-                if old.pmf is not None and pmf is not None:
-                    for v, m in pmf.items():
-                        old.pmf[v] = old.pmf.get(v, 0) + m
-                    if len(old.pmf) > MAX_GROUP_SUPPORT:
-                        want_pmf = False
-                else:
-                    old.pmf = None
-        if not want_pmf:  # one state outgrew the cap: stop carrying distributions at all
-            for acc in nxt.values():
-                acc.pmf = None
-        states = nxt
-    (final,) = states.values()
-    return final
-
-
 def spread_stats(
     measure: Any, ranking: Ranking, ideal: Optional[Sequence[object]] = None, *, exact: bool = True, distribution: bool = False
 ) -> SpreadStats:
@@ -126,7 +64,7 @@ def spread_stats(
 
     *measure* is a name such as ``"AP@10"`` or a parsed Measure; *ideal* is
     every judged label of the query, with the same meaning as in
-    :func:`tieaware.evaluate.compute` (num_rel, nDCG's ideal, ERR's g_max).
+    :func:`tieaware.runs.evaluate.compute` (num_rel, nDCG's ideal, ERR's g_max).
 
     >>> spread_stats("AP", [[1, 0], 1]).variance     # 5/6 or 7/12, even odds
     Fraction(1, 64)
@@ -147,8 +85,6 @@ def spread_stats_many(
     out: list[Optional[SpreadStats]] = [None] * len(ms)
     trec = [i for i, m in enumerate(ms) if m.name in TREC_MEASURES]
     if trec:  # Rprec, Success, Judged, Bpref: one crossing group or per-group interleavings; None kept
-        from tieaware.fast.trec_spread import trec_spread
-
         for i in trec:
             out[i] = trec_spread(ms[i], ranking, ideal, exact=exact, distribution=distribution)
     if len(trec) < len(ms):
@@ -184,15 +120,12 @@ def _tally(labels: Sequence[Fraction]) -> list[tuple[Fraction, int]]:
 
 
 #: trec_eval's measures, whose spread :mod:`tieaware.fast.trec_spread` computes (this module hands them on).
-TREC_MEASURES = frozenset({"Rprec", "Success", "Judged", "Bpref"})
-#: The measures whose spread over tie-breakings :func:`spread_stats` computes.
 SPREAD_MEASURES = frozenset({"P", "R", "F1", "AP", "RR", "RBP", "ERR", "DCG", "nDCG"}) | TREC_MEASURES
 
 
 def _stats(m: Measure, prepared: _Prepared, exact: bool, distribution: bool) -> SpreadStats:
     if m.name not in SPREAD_MEASURES:
         raise bad("measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(SPREAD_MEASURES))}")
-    gs, labels = prepared.gs, prepared.labels
     if m.name in ("DCG", "nDCG") and (exact or not distribution):
         return _dcg(m, prepared, exact)
     number: Callable[[Any], Any] = Fraction if exact else float
@@ -208,7 +141,7 @@ def _stats(m: Measure, prepared: _Prepared, exact: bool, distribution: bool) -> 
     worst = best = variance = zero
     pmf: Optional[dict[Any, Any]] = {zero: number(1)} if distribution else None
     for start, kinds, contribution, scale in plan:
-        acc = _group(kinds, contribution, zero, distribution)
+        acc = group_dp(kinds, contribution, zero, distribution)
         n = number(acc.n)
         mean = acc.s1 / n
         var = acc.s2 / n - mean * mean
@@ -219,7 +152,7 @@ def _stats(m: Measure, prepared: _Prepared, exact: bool, distribution: bool) -> 
                 pmf = None
             else:
                 group = {scale * v: number(c) / n for v, c in acc.pmf.items()}
-                pmf = _convolve(pmf, group)
+                pmf = convolve(pmf, group)
     return SpreadStats(worst, best, variance, pmf)
 
 
@@ -335,20 +268,6 @@ def _weight(m: Measure, number: Any, num_rel: int, k: Optional[int]) -> Callable
         return lambda rank: zero
     unit = number(1) / denominator
     return lambda rank: zero if rank > k_ else unit
-
-
-def _convolve(a: dict[Any, Any], b: dict[Any, Any]) -> Optional[dict[Any, Any]]:
-    """The pmf of the sum of two independent parts; None once it passes MAX_GROUP_SUPPORT values."""
-    if len(b) == 1:
-        ((v, _),) = b.items()
-        return {u + v: pu for u, pu in a.items()}
-    out: dict[Any, Any] = {}
-    for u, pu in a.items():
-        for v, pv in b.items():
-            out[u + v] = out.get(u + v, 0) + pu * pv
-        if len(out) > MAX_GROUP_SUPPORT:
-            return None
-    return out
 
 
 def _plan(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> list[tuple[int, dict[Any, int], Callable, Any]]:

@@ -32,11 +32,11 @@ from fractions import Fraction
 from math import comb
 from typing import Any, Optional
 
-from tieaware.exact import Exact
+from tieaware.model.exact import Exact
 from tieaware.fast.groups import Group, summarise
 from tieaware.fast.measures import precision_from
-from tieaware.params import cutoff, flag, nonrelevant_total, relevant_total, threshold
-from tieaware.ranking import Ranking, groups, judged_groups
+from tieaware.model.params import cutoff, flag, nonrelevant_total, relevant_total, threshold
+from tieaware.model.ranking import Ranking, groups, judged_groups
 
 __all__ = ["r_precision", "success", "none_drawn", "success_from", "judged", "bpref", "capped_sum", "bpref_from"]
 

@@ -28,12 +28,12 @@ unjudged members change nothing) gives min, max, variance and distribution
 (:func:`tieaware.fast.tie_spread`'s per-group program); the extremes put the
 relevant members first (best) or last (worst).
 
-R and Judged's divisor follow :func:`tieaware.evaluate.compute`: R is the
+R and Judged's divisor follow :func:`tieaware.runs.evaluate.compute`: R is the
 judged labels >= rel of *ideal* (else those of the ranking), an R of 0
 makes Rprec 0, and missing ranks count as misses; ``None`` in the ranking
 marks an unjudged document (for Judged; the others read it as 0).
 
->>> from tieaware.names import parse
+>>> from tieaware.model.names import parse
 >>> s = trec_spread(parse("Rprec"), [[1, 0, 0], 1], distribution=True)   # R = 2: the top 2 hold 0 or 1 of them
 >>> s.worst, s.best, s.variance, sorted(s.distribution.items())
 (Fraction(0, 1), Fraction(1, 2), Fraction(1, 18), [(Fraction(0, 1), Fraction(1, 3)), (Fraction(1, 2), Fraction(2, 3))])
@@ -46,13 +46,13 @@ from fractions import Fraction
 from math import comb
 from typing import Any, Optional
 
-from tieaware.errors import bad
+from tieaware.model.errors import bad
 from tieaware.fast.groups import Group
-from tieaware.fast.tie_spread import TREC_MEASURES, SpreadStats
+from tieaware.fast.spread_dp import TREC_MEASURES, SpreadStats, convolve, group_dp
 from tieaware.fast.trec_measures import success_from
-from tieaware.names import Measure, parse
-from tieaware.params import cutoff, flag, relevant_total, threshold
-from tieaware.ranking import Ranking, groups, judged_groups, label
+from tieaware.model.names import Measure, parse
+from tieaware.model.params import cutoff, flag, relevant_total, threshold
+from tieaware.model.ranking import Ranking, groups, judged_groups, label
 
 __all__ = ["TREC_SPREAD_MEASURES", "trec_spread", "hypergeometric"]
 
@@ -111,8 +111,7 @@ def trec_spread(
 
 def _bpref(gs: Sequence[Sequence[Any]], labels: Optional[list[Fraction]], t: Fraction, want: bool) -> SpreadStats:
     """Bpref: per group, the interleavings of its relevant and judged non-relevant members."""
-    from tieaware.fast.tie_spread import _convolve, _group
-    from tieaware.params import nonrelevant_total
+    from tieaware.model.params import nonrelevant_total
 
     rel = [sum(1 for x in g if x is not None and x >= t) for g in gs]
     non = [sum(1 for x in g if x is not None and x < t) for g in gs]
@@ -133,12 +132,12 @@ def _bpref(gs: Sequence[Sequence[Any]], labels: Optional[list[Fraction]], t: Fra
                     return zero
                 return Fraction(1) - (Fraction(min(above + state[0], big_r), d) if d else zero)
 
-            acc = _group({True: r, False: a}, term, zero, want)  # both kinds, even if a = 0: state is (a placed, r placed)
+            acc = group_dp({True: r, False: a}, term, zero, want)  # both kinds, even if a = 0: state is (a placed, r placed)
             mean = acc.s1 / acc.n
             worst, best = worst + acc.lo, best + acc.hi
             variance += acc.s2 / acc.n - mean * mean
             if pmf is not None:
-                pmf = None if acc.pmf is None else _convolve(pmf, {v: Fraction(c, acc.n) for v, c in acc.pmf.items()})
+                pmf = None if acc.pmf is None else convolve(pmf, {v: Fraction(c, acc.n) for v, c in acc.pmf.items()})
         above += a
     scale = Fraction(1, big_r)
     values = None if pmf is None else {v * scale: q for v, q in pmf.items()}

@@ -27,15 +27,15 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.errors import bad
-from tieaware.exact import Exact
+from tieaware.model.errors import bad
+from tieaware.model.exact import Exact
 from tieaware.fast import rbo_uncertainty
 from tieaware.fast.tie_spread import SPREAD_MEASURES, SpreadStats, spread_stats
-from tieaware.gains import check_gain_domain, check_ideal
-from tieaware.names import Measure, parse
-from tieaware.params import cutoff, flag, grade_ceiling, relevant_total, threshold
-from tieaware.rbo_input import measure_pair
-from tieaware.ranking import groups, judged_groups, label
+from tieaware.model.gains import check_gain_domain, check_ideal
+from tieaware.model.names import Measure, parse
+from tieaware.model.params import cutoff, flag, grade_ceiling, relevant_total, threshold
+from tieaware.model.rbo_input import measure_pair
+from tieaware.model.ranking import groups, judged_groups, label
 
 __all__ = ["worst", "best", "variance", "distribution", "worst_ordering", "best_ordering"]
 
@@ -109,7 +109,7 @@ def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]]
     """One ordering consistent with the ties whose value is :func:`worst`: each group sorted by label, ascending.
 
     The labels come back flat, in rank order, as Fractions (the normal form
-    of :func:`tieaware.ranking.groups`); for Judged, an unjudged document
+    of :func:`tieaware.model.ranking.groups`); for Judged, an unjudged document
     stays ``None`` and sorts below every label.
 
     >>> worst_ordering("AP", [[1, 0], 1])     # AP 7/12 = worst("AP", [[1, 0], 1])
@@ -186,7 +186,7 @@ def _ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]], des
 
 def _check_bpref(m: Measure, flat: list[Fraction], labels: Optional[list[Fraction]]) -> None:
     """Bpref's num_rel and num_nonrel from *ideal*, never below the judged documents retrieved."""
-    from tieaware.params import nonrelevant_total
+    from tieaware.model.params import nonrelevant_total
 
     t = threshold(m.rel)
     relevant_total(None if labels is None else sum(1 for x in labels if x >= t), sum(1 for x in flat if x >= t))

@@ -31,7 +31,7 @@ from tieaware.fast.kernels import ap_slot
 from tieaware.fast.measures import average_precision_from
 from tieaware.proofs.lemmas import p_pair, p_relevant
 from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, bounded, same, theorem
-from tieaware.structures import compositions
+from tieaware.model.structures import compositions
 
 __all__ = ["expected_slot", "expected_ap", "AP_DOCUMENTS", "HARMONIC_BOUND", "prove_ap_slot", "prove_ap_harmonic", "prove_average_precision"]
 

@@ -44,7 +44,7 @@ from sympy.utilities.iterables import multiset_permutations
 
 from tieaware.fast.trec_measures import bpref_from, capped_sum
 from tieaware.proofs.theorem import ProofFailure, Tex, bounded, same, theorem
-from tieaware.structures import compositions
+from tieaware.model.structures import compositions
 
 __all__ = ["BPREF_DOCUMENTS", "BPREF_KERNEL_BOUND", "prove_bpref"]
 

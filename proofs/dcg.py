@@ -30,7 +30,7 @@ from sympy import Eq, Function, IndexedBase, Sum, Symbol, factorial
 from tieaware import fast
 from tieaware.fast.kernels import mean_gain
 from tieaware.proofs.theorem import GENERAL, Tex, bounded, same, theorem
-from tieaware.structures import compositions
+from tieaware.model.structures import compositions
 
 __all__ = ["DCG_DOCUMENTS", "expected_dcg_terms", "prove_dcg_slot", "prove_dcg", "prove_ndcg"]
 

@@ -33,7 +33,7 @@ import sympy
 from tieaware.fast.groups import Group
 from tieaware.fast.trec_measures import none_drawn, success_from
 from tieaware.proofs.theorem import ProofFailure, Tex, bounded, same, theorem
-from tieaware.structures import compositions
+from tieaware.model.structures import compositions
 
 __all__ = ["SUCCESS_DOCUMENTS", "prove_success"]
 

@@ -47,6 +47,8 @@ __all__ = [
     "best_ordering",
     "r_precision",
     "success",
+    "bpref",
+    "judged",
     "ordering_limit",
     "get_ordering_limit",
 ]

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Optional
 
-from tieaware.exact import Exact, to_float
-from tieaware.params import cutoff, flag, grade_ceiling
-from tieaware.ranking import Groups, Ranking, flatten, groups
+from tieaware.model.exact import Exact, to_float
+from tieaware.model.params import cutoff, flag, grade_ceiling
+from tieaware.model.ranking import Groups, Ranking, flatten, groups
 from tieaware.reference.orderings import orderings
 
 __all__ = ["err", "err_of", "stop_probability"]

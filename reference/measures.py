@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Optional
 
-from tieaware.exact import Exact, divide, to_float
-from tieaware.gains import Discount, Gain, check_gain_domain, check_ideal, discounted_sum, gain_function
-from tieaware.params import cutoff, flag, relevant_total, threshold
-from tieaware.ranking import Ranking, flatten, groups, label
+from tieaware.model.exact import Exact, divide, to_float
+from tieaware.model.gains import Discount, Gain, check_gain_domain, check_ideal, discounted_sum, gain_function
+from tieaware.model.params import cutoff, flag, relevant_total, threshold
+from tieaware.model.ranking import Ranking, flatten, groups, label
 from tieaware.reference.orderings import orderings
 
 __all__ = [

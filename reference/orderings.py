@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterator, Sequence
 from typing import TypeVar
 
-from tieaware.errors import TieawareError
+from tieaware.model.errors import TieawareError
 
 __all__ = ["arrangements", "count_arrangements", "orderings", "ordering_limit", "get_ordering_limit"]
 

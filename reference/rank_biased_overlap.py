@@ -31,10 +31,10 @@ from functools import lru_cache
 from itertools import permutations
 from typing import Any
 
-from tieaware.errors import TieawareError
-from tieaware.exact import to_float
-from tieaware.params import flag, probability
-from tieaware.rbo_input import Groups, RBOBounds, bound_name, rbo_pair, variant_name
+from tieaware.model.errors import TieawareError
+from tieaware.model.exact import to_float
+from tieaware.model.params import flag, probability
+from tieaware.model.rbo_input import Groups, RBOBounds, bound_name, rbo_pair, variant_name
 from tieaware.reference.orderings import get_ordering_limit, ordering_limit, orderings
 from tieaware.reference.rbo_exact import Surd
 

@@ -31,10 +31,10 @@ from typing import Any
 
 import sympy
 
-from tieaware.errors import TieawareError
-from tieaware.exact import to_float
-from tieaware.params import flag, probability
-from tieaware.rbo_input import Groups, bound_name, rbo_pair
+from tieaware.model.errors import TieawareError
+from tieaware.model.exact import to_float
+from tieaware.model.params import flag, probability
+from tieaware.model.rbo_input import Groups, bound_name, rbo_pair
 from tieaware.reference.orderings import get_ordering_limit, orderings
 from tieaware.reference.rank_biased_overlap import rbo_bounds
 

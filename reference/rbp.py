@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Optional
 
-from tieaware.exact import Exact, to_float
-from tieaware.params import cutoff, flag, probability, threshold
-from tieaware.ranking import Ranking, flatten, groups
+from tieaware.model.exact import Exact, to_float
+from tieaware.model.params import cutoff, flag, probability, threshold
+from tieaware.model.ranking import Ranking, flatten, groups
 from tieaware.reference.orderings import orderings
 
 __all__ = ["rbp", "rbp_residual", "rbp_of"]

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Optional
 
-from tieaware.exact import Exact, to_float
-from tieaware.params import cutoff, flag, nonrelevant_total, relevant_total, threshold
-from tieaware.ranking import Ranking, flatten, groups, judged_groups
+from tieaware.model.exact import Exact, to_float
+from tieaware.model.params import cutoff, flag, nonrelevant_total, relevant_total, threshold
+from tieaware.model.ranking import Ranking, flatten, groups, judged_groups
 from tieaware.reference.orderings import orderings
 
 __all__ = ["r_precision", "success", "success_of", "judged", "bpref", "bpref_of"]

@@ -2,13 +2,13 @@
 
 Every ordering consistent with the ties is enumerated (the orderings are
 equally likely), the ordinary tie-oblivious value of the measure is computed
-on each through the reference layer (:func:`tieaware.evaluate.compute` with
-``layer="reference"`` on the untied ordering), and the minimum, maximum,
+on each through the reference layer (:func:`tieaware.model.dispatch.measure_value`
+with the reference module, on the untied ordering), and the minimum, maximum,
 exact variance and exact probability mass function are read off that list.
 Nothing here knows a closed form; :mod:`tieaware.fast.uncertainty` has the
 same names and signatures, and the tests prove the two equal.
 
-*measure* is any name :func:`tieaware.evaluate.compute` accepts (``"AP@10"``,
+*measure* is any name :func:`tieaware.model.dispatch.measure_value` accepts (``"AP@10"``,
 ``"P(rel=2)@5"``, ``"nDCG@10"``...), *ideal* every judged label of the query
 (num_rel, nDCG's ideal, ERR's g_max), as in compute.  For ``"RBO(p=...)"``
 the ranking is a pair (S, L) and the tie-breakings are those of both lists
@@ -28,13 +28,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.errors import bad
-from tieaware.evaluate import UNJUDGED, compute
-from tieaware.exact import Exact, to_float
-from tieaware.names import Measure, parse
-from tieaware.params import flag
-from tieaware.rbo_input import measure_pair
-from tieaware.ranking import Ranking, groups, judged_groups
+from tieaware.model.errors import bad
+from tieaware.model.dispatch import UNJUDGED, measure_value
+from tieaware.model.exact import Exact, to_float
+from tieaware.model.names import Measure, parse
+from tieaware.model.params import flag
+from tieaware.model.rbo_input import measure_pair
+from tieaware.model.ranking import Ranking, groups, judged_groups
 from tieaware.reference import rbo_uncertainty
 from tieaware.reference.orderings import orderings
 
@@ -57,7 +57,9 @@ def _valued(m: Measure, ranking: Ranking, ideal: Optional[Sequence[object]]) -> 
     their orderings keep the None; for the others None is the label 0.
     """
     gs = judged_groups(ranking) if m.name in UNJUDGED else groups(ranking)
-    return [(o, compute(m, list(o), ideal=ideal, layer="reference")) for o in orderings(gs)]
+    from tieaware import reference  # the package this module belongs to (imported by then)
+
+    return [(o, measure_value(reference, m, list(o), ideal=ideal)) for o in orderings(gs)]
 
 
 def _rbo(m: Measure, ranking: Any, what: str, exact: bool) -> Exact:
@@ -137,7 +139,7 @@ def worst_ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]]
     """The first ordering consistent with the ties, in enumeration order, whose value is :func:`worst`.
 
     The labels come back flat, in rank order, as Fractions (the normal form
-    of :func:`tieaware.ranking.groups`; for Judged and Bpref an unjudged
+    of :func:`tieaware.model.ranking.groups`; for Judged and Bpref an unjudged
     document stays ``None``).  Every ordering is enumerated and
     valued; nothing is assumed about which one is extremal.
 

@@ -2,7 +2,7 @@
 # Build the trec_eval C binary (OPTIONAL: tieaware never needs it, and never
 # downloads anything when it runs).  Tests and benchmarks use the binary when
 # they find it (env TIEAWARE_TREC_EVAL, else `trec_eval` on PATH) and fall
-# back on pytrec_eval otherwise; see tieaware/trec_eval_binary.py and
+# back on pytrec_eval otherwise; see tieaware/testing/trec_eval_binary.py and
 # docs/eval.md ("The trec_eval binary").
 #
 # usage: scripts/build_trec_eval.sh [--source SRC] [--ref REF] [--prefix DIR]

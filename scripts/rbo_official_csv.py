@@ -25,9 +25,9 @@ import csv
 import sys
 from fractions import Fraction
 
-from tieaware.exact import to_float
+from tieaware.model.exact import to_float
 from tieaware.fast import rbo_bounds, rbo_expected_bounds
-from tieaware.rbo_input import from_string
+from tieaware.model.rbo_input import from_string
 
 
 def main(argv: list[str] | None = None) -> int:

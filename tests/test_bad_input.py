@@ -300,7 +300,7 @@ def test_reference_guard_states_a_count_too_long_to_print(capsys):
 def test_disagree_k_1_is_a_usage_error(capsys):
     # Was ZeroDivisionError: one vector (1), so no pair and 0/0 percentages.
     from tieaware.cli import main
-    from tieaware.disagreement import disagreement
+    from tieaware.analysis.disagreement import disagreement
 
     assert main(["disagree", "-k", "1"]) == 2
     assert capsys.readouterr() == (

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tieaware.cli import main
-from tieaware.errors import TieawareError
-from tieaware.names import parse, parse_list
+from tieaware.model.errors import TieawareError
+from tieaware.model.names import parse, parse_list
 
 
 @pytest.mark.parametrize(

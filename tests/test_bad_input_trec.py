@@ -89,8 +89,8 @@ def test_huge_exact_values_print_in_table_and_json(capsys, tmp_path):
     assert len(ap["numerator"]) > 4300 and ap["exact"] == f"{ap['numerator']}/{ap['denominator']}"
     from fractions import Fraction
 
-    from tieaware.exact import to_decimal
-    from tieaware.exact_print import big_ints
+    from tieaware.model.exact import to_decimal
+    from tieaware.io.exact_print import big_ints
 
     with big_ints():
         assert to_decimal(Fraction(int(ap["numerator"]), int(ap["denominator"])), 4) == ap["decimal"]

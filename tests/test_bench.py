@@ -20,8 +20,8 @@ from tieaware.cli import main
 from tieaware.commands.bench import benchmarks
 from tieaware.fast.kernels import ap_slot
 from tieaware.fast.measures import _ap_slots_exact, _harmonic
-from tieaware.gains import perfect_power, discounted_sum
-from tieaware.ranking import groups
+from tieaware.model.gains import perfect_power, discounted_sum
+from tieaware.model.ranking import groups
 
 # -- the command ---------------------------------------------------------------
 

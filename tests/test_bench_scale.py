@@ -26,8 +26,8 @@ def test_import_tieaware_and_float_eval_do_not_load_sympy():
 
     code = (
         "import sys, tieaware\n"
-        "from tieaware.evaluate import evaluate\n"
-        "from tieaware.trec import read_sample\n"
+        "from tieaware.runs.evaluate import evaluate\n"
+        "from tieaware.io.trec import read_sample\n"
         "q, r = read_sample(); evaluate(q, r, 'AP nDCG@10 P@5 RR R@10', exact=False)\n"
         "assert 'sympy' not in sys.modules, 'sympy loaded'\n"
     )

@@ -16,8 +16,8 @@ import pytest
 
 from tieaware import TieawareError
 from tieaware.cli import main
-from tieaware.evaluate import evaluate
-from tieaware.trec import parse_qrels, parse_run
+from tieaware.runs.evaluate import evaluate
+from tieaware.io.trec import parse_qrels, parse_run
 
 QRELS = "q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq1 0 x 1\nq2 0 a 1\nq3 0 z 1\nq3 0 y 2\n"
 RUN = "q1 Q0 a 1 3 r\nq1 Q0 b 2 2.0 r\nq1 Q0 c 3 2 r\nq1 Q0 d 4 1 r\nq2 Q0 a 1 0.5 r\nq2 Q0 b 2 0.50 r\n"

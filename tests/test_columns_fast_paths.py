@@ -1,6 +1,6 @@
 """The columnar reader's fast paths give exactly what their plain numpy equivalents give.
 
-tieaware.columns sorts, deduplicates and joins 7 million rows with shortcuts
+tieaware.io.columns sorts, deduplicates and joins 7 million rows with shortcuts
 (one int64 key instead of a lexsort, a sampled dictionary of distinct
 scores, a 64-bit key per (group, docno) with tied keys re-sorted on every
 word).  Each shortcut has a slow, obvious equivalent; these tests compare
@@ -16,8 +16,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tieaware import columns
-from tieaware.columns import _first_and_inverse, _query_score_order, _trec_eval_order, prepare, read_table
+from tieaware.io import columns
+from tieaware.io.columns import _first_and_inverse, _query_score_order, _trec_eval_order, prepare, read_table
 
 docnos = st.lists(st.text(alphabet="ab0", min_size=1, max_size=11).map(lambda s: "doc00000" + s if len(s) > 6 else s), min_size=1, max_size=40)
 

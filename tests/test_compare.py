@@ -1,4 +1,4 @@
-"""``tieaware compare`` and tieaware.comparison, against brute force over both runs.
+"""``tieaware compare`` and tieaware.runs.comparison, against brute force over both runs.
 
 The truth here is independent of the per-query machinery: every
 combination of orderings of every query of both runs is enumerated, the
@@ -17,13 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tieaware.cli import main
-from tieaware.comparison import compare_runs, query_stats, spread
-from tieaware.evaluate import compute
-from tieaware.exact import to_float
-from tieaware.names import parse
+from tieaware.runs.comparison import compare_runs, query_stats, spread
+from tieaware.runs.evaluate import compute
+from tieaware.model.exact import to_float
+from tieaware.model.names import parse
 from tieaware.reference.orderings import orderings
-from tieaware.ranking import groups
-from tieaware.trec import parse_qrels, parse_run, run_ranking
+from tieaware.model.ranking import groups
+from tieaware.io.trec import parse_qrels, parse_run, run_ranking
 
 QRELS = """\
 q1 0 a 1

@@ -21,9 +21,9 @@ from ir_measures import AP, RR, P, R, nDCG
 
 import tieaware
 from tieaware import TieawareError
-from tieaware.compat import Metric, calc_aggregate, evaluator, iter_calc
-from tieaware.evaluate import evaluate
-from tieaware.inputs import to_qrels, to_run
+from tieaware.runs.compat import Metric, calc_aggregate, evaluator, iter_calc
+from tieaware.runs.evaluate import evaluate
+from tieaware.io.inputs import to_qrels, to_run
 
 MEASURES = [AP, AP @ 5, P @ 5, P(rel=2) @ 3, R @ 10, RR, RR @ 3, nDCG, nDCG @ 10]
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tieaware import fast, reference
 from tieaware.strategies import rankings_with_cutoff
-from tieaware.structures import all_tied_rankings
+from tieaware.model.structures import all_tied_rankings
 
 MEASURES_K = ("precision", "recall", "f1")
 MEASURES_OPTIONAL_K = ("average_precision", "reciprocal_rank")

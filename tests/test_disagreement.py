@@ -1,4 +1,4 @@
-"""tieaware.disagreement and `tieaware disagree`: counts, features, float mode, the paper's tables."""
+"""tieaware.analysis.disagreement and `tieaware disagree`: counts, features, float mode, the paper's tables."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sympy
 
 from tieaware import TieawareError, reference
 from tieaware.commands import disagree
-from tieaware.disagreement import (
+from tieaware.analysis.disagreement import (
     DEFAULT_MEASURES,
     FEATURES,
     binary_vectors,

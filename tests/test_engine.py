@@ -1,4 +1,4 @@
-"""The vectorised float engine (tieaware.engine) equals the exact layer on every query, to 1e-12."""
+"""The vectorised float engine (tieaware.runs.engine) equals the exact layer on every query, to 1e-12."""
 
 import io
 import random
@@ -7,12 +7,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tieaware import engine
-from tieaware.columns import prepare, prepare_dicts, read_table
-from tieaware.evaluate import evaluate, evaluate_prepared
-from tieaware.exact import to_float
-from tieaware.names import parse
-from tieaware.trec import parse_qrels, parse_run
+from tieaware.runs import engine
+from tieaware.io.columns import prepare, prepare_dicts, read_table
+from tieaware.runs.evaluate import evaluate, evaluate_prepared
+from tieaware.model.exact import to_float
+from tieaware.model.names import parse
+from tieaware.io.trec import parse_qrels, parse_run
 
 MEASURES = (
     "P@1 P@5 P@30 R@5 R@30 F1@10 AP AP@5 AP@40 RR RR@3 RR@40 nDCG nDCG@5 nDCG@40 DCG DCG@10 "
@@ -148,7 +148,7 @@ def test_chunked_engine_equals_one_piece(monkeypatch):
 
 def test_measures_added_to_compute_fall_back_in_float_mode():
     # measures the engine does not know (h14a's Rprec, Success@k) go through compute() per query
-    from tieaware.trec import read_sample
+    from tieaware.io.trec import read_sample
 
     qrels, run = read_sample()
     got = evaluate(qrels, run, "Rprec Success@5 AP", exact=False)

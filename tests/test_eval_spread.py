@@ -8,12 +8,12 @@ from fractions import Fraction
 import pytest
 
 from tieaware.cli import main
-from tieaware.evaluate import compute
-from tieaware.exact import to_float
-from tieaware.names import parse
-from tieaware.ranking import groups
+from tieaware.runs.evaluate import compute
+from tieaware.model.exact import to_float
+from tieaware.model.names import parse
+from tieaware.model.ranking import groups
 from tieaware.reference.orderings import orderings
-from tieaware.trec import parse_qrels, parse_run, run_ranking
+from tieaware.io.trec import parse_qrels, parse_run, run_ranking
 
 QRELS = "q1 0 a 1\nq1 0 c 2\nq2 0 x 1\nq3 0 z 1\n"
 RUN = (
@@ -100,19 +100,19 @@ def test_complete_counts_missing_judged_queries_as_fixed_zeros(tmp_path, capsys)
 
 
 def test_columns_path_equals_the_mapping_path(tmp_path):
-    """eval reads columns (tieaware.columns); evaluate_spread_prepared must equal evaluate_spread exactly."""
+    """eval reads columns (tieaware.io.columns); evaluate_spread_prepared must equal evaluate_spread exactly."""
     from tieaware.benchmarks.measures import synthetic_run
     from tieaware.benchmarks.spread import _write
-    from tieaware.columns import prepare, read_table
-    from tieaware.comparison import evaluate_spread, evaluate_spread_prepared
-    from tieaware.trec import read_qrels, read_run
+    from tieaware.io.columns import prepare, read_table
+    from tieaware.runs.comparison import evaluate_spread, evaluate_spread_prepared
+    from tieaware.io.trec import read_qrels, read_run
 
     q, r = _write(synthetic_run(4, 60), str(tmp_path))
     measures = "P@5 R@10 F1@10 AP RR nDCG@10 nDCG RBP(p=0.5) ERR@5"
     expected = evaluate_spread(read_qrels(q), read_run(r), measures, exact=True)
     got = evaluate_spread_prepared(prepare(read_table(q, "qrels"), read_table(r, "run")), measures, exact=True)
     assert got == expected
-    # Float mode: the columns path computes every query at once (tieaware.spread_engine), the
+    # Float mode: the columns path computes every query at once (tieaware.runs.spread_engine), the
     # mapping path one query at a time (tie_spread): the same numbers up to rounding.
     expected = evaluate_spread(read_qrels(q), read_run(r), measures, exact=False)
     got = evaluate_spread_prepared(prepare(read_table(q, "qrels"), read_table(r, "run")), measures, exact=False)
@@ -126,9 +126,9 @@ def test_columns_path_equals_the_mapping_path(tmp_path):
 
 def test_trec_measures_spread_with_unjudged_documents(tmp_path):
     """Rprec, Success, Judged and Bpref in eval --spread: unjudged rows stay apart (None) on both paths."""
-    from tieaware.columns import prepare, read_table
-    from tieaware.comparison import evaluate_spread, evaluate_spread_prepared
-    from tieaware.trec import read_qrels, read_run
+    from tieaware.io.columns import prepare, read_table
+    from tieaware.runs.comparison import evaluate_spread, evaluate_spread_prepared
+    from tieaware.io.trec import read_qrels, read_run
 
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("q1 0 a 1\nq1 0 b 0\nq1 0 z 1\nq2 0 a 0\nq2 0 c 1\n")

@@ -7,9 +7,9 @@ import pytest
 import sympy
 
 from tieaware import TieawareError, fast, reference
-from tieaware.evaluate import compute, evaluate, exact_mean, measure_list
-from tieaware.names import parse
-from tieaware.trec import parse_qrels, parse_run, read_sample, run_ranking, trec_eval_ranking
+from tieaware.runs.evaluate import compute, evaluate, exact_mean, measure_list
+from tieaware.model.names import parse
+from tieaware.io.trec import parse_qrels, parse_run, read_sample, run_ranking, trec_eval_ranking
 
 F = Fraction
 
@@ -264,7 +264,7 @@ def test_tie_free_run_gives_trec_eval_values():
 def test_rbp_and_err_by_name():
     from fractions import Fraction as F
 
-    from tieaware.evaluate import compute
+    from tieaware.runs.evaluate import compute
 
     # RBP(p=1/2) of [[1, 0], 1]: orderings 101 -> (1/2)(1 + 1/4) = 5/8, 011 -> (1/2)(1/2 + 1/4) = 3/8.
     assert compute("RBP(p=0.5)", [[1, 0], 1]) == F(1, 2)
@@ -281,7 +281,7 @@ def test_rbp_and_err_by_name():
 
 
 def test_rbp_name_prints_like_ir_measures():
-    from tieaware.names import parse
+    from tieaware.model.names import parse
 
     assert str(parse("RBP(p=0.8)")) == "RBP(p=0.8)"
     assert str(parse("RBP(p=1/3)")) == "RBP(p=1/3)"

@@ -1,4 +1,4 @@
-"""tieaware.exactcmp: structural equality, rigorous order, and honest "undecided"."""
+"""tieaware.model.exactcmp: structural equality, rigorous order, and honest "undecided"."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tieaware import TieawareError, fast
-from tieaware.exactcmp import Undecided, compare, dense_ranks, interval, to_form
+from tieaware.model.exactcmp import Undecided, compare, dense_ranks, interval, to_form
 
 LOG2, LOG3 = sympy.log(2), sympy.log(3)
 

@@ -47,7 +47,7 @@ IDEAL = [3, 3, 2, 1, 0]
 
 
 def log2(x: int) -> Any:
-    """log2(x) as sympy writes it, independent of tieaware.gains."""
+    """log2(x) as sympy writes it, independent of tieaware.model.gains."""
     return sympy.log(x, 2)
 
 

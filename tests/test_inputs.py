@@ -1,4 +1,4 @@
-"""Ecosystem input shapes (tieaware/inputs.py): dicts, namedtuples and DataFrames give identical results.
+"""Ecosystem input shapes (tieaware/io/inputs.py): dicts, namedtuples and DataFrames give identical results.
 
 The same tied collection is written as pytrec_eval dicts, ir_measures
 ``Qrel``/``ScoredDoc`` namedtuples, ir_measures and PyTerrier DataFrames,
@@ -23,9 +23,9 @@ import pandas as pd
 import pytest
 
 from tieaware import TieawareError
-from tieaware.evaluate import evaluate
-from tieaware.inputs import number, to_qrels, to_run
-from tieaware.trec import parse_qrels, parse_run
+from tieaware.runs.evaluate import evaluate
+from tieaware.io.inputs import number, to_qrels, to_run
+from tieaware.io.trec import parse_qrels, parse_run
 
 MEASURES = "P@5 R@10 AP RR nDCG@10 nDCG"
 
@@ -133,7 +133,7 @@ def test_ids_become_strings():
         (lambda: to_run([("q", "a", 1), ("q", "a", 2)]), "scores doc 'a' of query 'q' twice"),
         (lambda: to_run({"q": [("a", 1), ("a", 2)]}), r"run\['q'\] scores doc 'a' twice"),
         (lambda: to_run([("q", "a")]), "neither a namedtuple with query_id, doc_id, score nor a 3-tuple"),
-        (lambda: to_run("run.txt"), "read a TREC file with tieaware.trec.read_run"),
+        (lambda: to_run("run.txt"), "read a TREC file with tieaware.io.trec.read_run"),
         (lambda: to_run(pd.DataFrame({"qid": ["q"], "docno": ["a"]})), "without a 'score' column"),
         (lambda: to_qrels({"q": {"a": -1}}), r"qrels\['q'\]\['a'\] must be a relevance label >= 0, got -1"),
         (lambda: to_qrels({"q": {"a": "x"}}), "must be a finite decimal or p/q number"),
@@ -150,8 +150,8 @@ def test_bad_input_names_the_value(call, message):
 
 def test_pandas_is_never_imported():
     code = (
-        "import sys, tieaware.inputs, tieaware.compat, tieaware.evaluate\n"
-        "tieaware.compat.calc_aggregate(['AP'], {'q': {'a': 1}}, {'q': {'a': 1.0}})\n"
+        "import sys, tieaware.io.inputs, tieaware.runs.compat, tieaware.runs.evaluate\n"
+        "tieaware.runs.compat.calc_aggregate(['AP'], {'q': {'a': 1}}, {'q': {'a': 1.0}})\n"
         "assert 'pandas' not in sys.modules and 'ir_measures' not in sys.modules, sorted(sys.modules)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

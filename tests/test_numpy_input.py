@@ -2,7 +2,7 @@
 
 numpy 2 changed ``repr(np.float64(0.9))`` to ``'np.float64(0.9)'``, which broke
 reading a float through its repr; numpy integers passed to ``Fraction`` stay
-numpy integers inside it (and overflow).  The rule (docs in tieaware/exact.py):
+numpy integers inside it (and overflow).  The rule (docs in tieaware/model/exact.py):
 integer dtypes are ints, a float64 is read through its shortest repr exactly
 like a Python float, and float32 / float16 / longdouble through the shortest
 repr of their own precision.
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from tieaware import TieawareError, fast, from_scores, reference
-from tieaware.exact import rational
-from tieaware.ranking import groups, label
+from tieaware.model.exact import rational
+from tieaware.model.ranking import groups, label
 
 LAYERS = [pytest.param(reference, id="reference"), pytest.param(fast, id="fast")]
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]

@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 
 from tieaware.cli import main
-from tieaware.exact import to_exact_string
+from tieaware.model.exact import to_exact_string
 from tieaware.reference.rank_biased_overlap import rbo as reference_rbo
 
 RUN_A = """\

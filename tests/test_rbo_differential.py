@@ -38,14 +38,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tieaware.exact import to_float
+from tieaware.model.exact import to_float
 from tieaware.fast.rank_biased_overlap import rbo_bounds as fast_bounds
 from tieaware.fast.rank_biased_overlap import rbo_expected_bounds
 from tieaware.fast.rbo_exact import coefficients
-from tieaware.rbo_input import rbo_pair
+from tieaware.model.rbo_input import rbo_pair
 from tieaware.reference.rank_biased_overlap import rbo_bounds as reference_bounds
-from tieaware.strategies_rbo import rbo_pairs
-from tieaware.structures import compositions
+from tieaware.strategies import rbo_pairs
+from tieaware.model.structures import compositions
 
 P_MAIN = Fraction(9, 10)
 P_OTHERS = (Fraction(1, 2), Fraction(4, 5))

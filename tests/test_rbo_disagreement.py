@@ -16,7 +16,7 @@ import sympy
 from tieaware.fast.rank_biased_overlap import rbo_bounds as fast_bounds
 from tieaware.fast.rank_biased_overlap import rbo_expected_bounds
 from tieaware.reference.rank_biased_overlap import rbo_bounds as reference_bounds
-from tieaware.structures import compositions
+from tieaware.model.structures import compositions
 
 
 def labellings(s, l):

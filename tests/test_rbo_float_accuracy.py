@@ -28,7 +28,7 @@ import mpmath
 import pytest
 
 from tieaware import fast
-from tieaware.exact import to_float
+from tieaware.model.exact import to_float
 
 PS = ("0.5", "0.9", "0.99", "0.999")
 #: A few ulps of 1: every bound lies in [0, 1].

@@ -18,17 +18,17 @@ import pytest
 import sympy
 from hypothesis import given, settings
 
-from tieaware.errors import TieawareError
-from tieaware.exact import to_float
+from tieaware.model.errors import TieawareError
+from tieaware.model.exact import to_float
 from tieaware.fast.rank_biased_overlap import rbo as fast_rbo
 from tieaware.fast.rank_biased_overlap import rbo_bounds as fast_bounds
 from tieaware.fast.rank_biased_overlap import rbo_expected_bounds
 from tieaware.fast.rbo_kernels import contribution, measurable_squares, sports_contribution, unseen_max
-from tieaware.rbo_input import from_string, tie_groups
+from tieaware.model.rbo_input import from_string, tie_groups
 from tieaware.reference.orderings import ordering_limit
 from tieaware.reference.rank_biased_overlap import rbo as reference_rbo
 from tieaware.reference.rank_biased_overlap import rbo_bounds as reference_bounds
-from tieaware.strategies_rbo import rbo_pairs, untied_rbo_pairs
+from tieaware.strategies import rbo_pairs, untied_rbo_pairs
 
 DATA = Path(__file__).parent / "data" / "rbo_official.json"
 

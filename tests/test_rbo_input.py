@@ -8,10 +8,10 @@ from fractions import Fraction
 
 import pytest
 
-from tieaware.errors import TieawareError
+from tieaware.model.errors import TieawareError
 from tieaware.fast.rank_biased_overlap import rbo as fast_rbo
 from tieaware.fast.rank_biased_overlap import rbo_expected
-from tieaware.rbo_input import from_string, rbo_pair, tie_groups, to_string
+from tieaware.model.rbo_input import from_string, rbo_pair, tie_groups, to_string
 from tieaware.reference.rank_biased_overlap import rbo as reference_rbo
 
 LAYERS = [

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tieaware.exact import to_float
+from tieaware.model.exact import to_float
 from tieaware.fast.rank_biased_overlap import rbo as fast_rbo
 from tieaware.reference.rank_biased_overlap import rbo as reference_rbo
-from tieaware.strategies_rbo import untied_rbo_pairs
+from tieaware.strategies import untied_rbo_pairs
 
 peer = pytest.importorskip("rbo")
 

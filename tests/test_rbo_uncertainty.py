@@ -27,14 +27,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tieaware.exact import to_float
+from tieaware.model.exact import to_float
 from tieaware.fast import rbo_uncertainty as fast
 from tieaware.fast.rank_biased_overlap import rbo_expected_bounds
 from tieaware.reference import rbo_uncertainty as reference
 from tieaware.reference.rank_biased_overlap import rbo_bounds as reference_bounds
-from tieaware.rbo_input import rbo_pair
-from tieaware.strategies_rbo import rbo_pairs
-from tieaware.structures import compositions
+from tieaware.model.rbo_input import rbo_pair
+from tieaware.strategies import rbo_pairs
+from tieaware.model.structures import compositions
 
 BOUNDS = ("min", "max", "ext", "res")
 

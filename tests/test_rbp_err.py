@@ -27,7 +27,7 @@ from tieaware.reference.rbp import rbp as ref_rbp
 from tieaware.reference.rbp import rbp_of
 from tieaware.reference.rbp import rbp_residual as ref_residual
 from tieaware.strategies import rankings_with_cutoff
-from tieaware.structures import all_tied_rankings
+from tieaware.model.structures import all_tied_rankings
 
 # By module path: once tieaware.fast exports the function err, the attribute fast.err is the function.
 fast_err_module = importlib.import_module("tieaware.fast.err")

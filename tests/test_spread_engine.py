@@ -1,4 +1,4 @@
-"""The vectorised float spread (tieaware.spread_engine) equals tie_spread's exact values on every query.
+"""The vectorised float spread (tieaware.runs.spread_engine) equals tie_spread's exact values on every query.
 
 tie_spread computes each query's min, max and variance exactly (Fractions;
 sympy for DCG and nDCG), and is itself checked against the enumeration of
@@ -18,11 +18,11 @@ import random
 import numpy as np
 import pytest
 
-from tieaware import spread_engine
-from tieaware.columns import Prepared, prepare, read_table
-from tieaware.exact import to_float
+from tieaware.runs import spread_engine
+from tieaware.io.columns import Prepared, prepare, read_table
+from tieaware.model.exact import to_float
 from tieaware.fast.tie_spread import spread_stats
-from tieaware.names import parse
+from tieaware.model.names import parse
 
 MEASURES = [
     parse(x)

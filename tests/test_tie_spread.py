@@ -1,7 +1,7 @@
 """fast.tie_spread.spread_stats == enumeration over every ordering, for every run measure.
 
 The truth: every ordering consistent with the ties (tieaware.reference.orderings),
-the ordinary measure on each (tieaware.evaluate.compute on the untied ordering),
+the ordinary measure on each (tieaware.runs.evaluate.compute on the untied ordering),
 then min, max, variance and the distribution of those values.
 """
 
@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tieaware.evaluate import compute
-from tieaware.exact import to_float
+from tieaware.runs.evaluate import compute
+from tieaware.model.exact import to_float
 from tieaware.fast.tie_spread import spread_stats
-from tieaware.names import parse
-from tieaware.ranking import groups
+from tieaware.model.names import parse
+from tieaware.model.ranking import groups
 from tieaware.reference.orderings import orderings
-from tieaware.structures import all_tied_rankings
+from tieaware.model.structures import all_tied_rankings
 
 RATIONAL = ["P@2", "R@3", "F1@2", "AP", "AP@3", "RR", "RR@2", "RBP(p=0.5)", "RBP(p=0.5)@3", "ERR", "ERR@2", "P(rel=2)@3", "AP(rel=2)"]
 IRRATIONAL = ["DCG@3", "nDCG", "nDCG@2", "nDCG(dcg='exp-log2')@3"]

@@ -11,7 +11,7 @@ import pytest
 import tieaware
 from tieaware import TieawareError
 from tieaware.cli import main
-from tieaware.trec import (
+from tieaware.io.trec import (
     parse_qrels,
     parse_run,
     read_qrels,
@@ -156,7 +156,7 @@ def test_trec_eval_order_compares_scores_as_c_floats():
 
 
 def test_trec_eval_tie_break_through_the_columns_reader_uses_c_floats(tmp_path):
-    # The CLI reads files through tieaware.columns, a second implementation of the order.
+    # The CLI reads files through tieaware.io.columns, a second implementation of the order.
     (tmp_path / "qrels").write_text("q 0 a 1\nq 0 b 0\n")
     (tmp_path / "run").write_text("q Q0 a 1 1.00000002 r\nq Q0 b 2 1.00000001 r\n")
     out = io.StringIO()

@@ -15,7 +15,7 @@ apart, and scores that are one double written two ways.
   ``iprec_at_recall_*`` levels; with ``-q`` also the 11 levels per query):
   they are left out of the comparison, and only they.
 - **(b) live**: the same against the trec_eval binary, when one is installed
-  (tieaware.trec_eval_binary; scripts/build_trec_eval.sh builds it), and the
+  (tieaware.testing.trec_eval_binary; scripts/build_trec_eval.sh builds it), and the
   binary's output equals the recording.
 - **(c) tie-aware**: the default (tie-aware) values of float mode equal exact
   mode to 1e-12 on this run, per query and in the mean, for every measure
@@ -40,11 +40,11 @@ from pathlib import Path
 
 import pytest
 
-from tieaware import trec_eval_binary
+from tieaware.testing import trec_eval_binary
 from tieaware.cli import main
-from tieaware.columns import prepare, read_table
-from tieaware.evaluate import evaluate_prepared
-from tieaware.exact import to_float
+from tieaware.io.columns import prepare, read_table
+from tieaware.runs.evaluate import evaluate_prepared
+from tieaware.model.exact import to_float
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 

@@ -1,4 +1,4 @@
-"""The trec_eval binary locator (tieaware/trec_eval_binary.py) and its build script.
+"""The trec_eval binary locator (tieaware/testing/trec_eval_binary.py) and its build script.
 
 The locator is checked with stand-in executables, so these tests need no
 trec_eval; the one test that runs the real binary is skipped when none is
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tieaware import TieawareError
-from tieaware import trec_eval_binary as teb
+from tieaware.testing import trec_eval_binary as teb
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "build_trec_eval.sh"
 

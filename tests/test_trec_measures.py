@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given
 
 from tieaware import fast, reference
-from tieaware.ranking import flatten, groups
+from tieaware.model.ranking import flatten, groups
 from tieaware.strategies import rankings_with_cutoff
-from tieaware.structures import all_tied_rankings
+from tieaware.model.structures import all_tied_rankings
 
 
 def _retrieved(r, rel) -> int:
@@ -144,7 +144,7 @@ def test_judged_bpref_by_hand():
 
 
 def test_judged_bpref_bad_arguments():
-    from tieaware.errors import TieawareError
+    from tieaware.model.errors import TieawareError
 
     with pytest.raises(TieawareError, match="num_nonrel"):
         fast.bpref([0, 0, 1], num_nonrel=1)
@@ -202,8 +202,8 @@ def test_eval_paths_agree_on_unjudged(tmp_path, capsys):
     import json
 
     from tieaware.cli import main
-    from tieaware.evaluate import evaluate
-    from tieaware.trec import parse_qrels, parse_run
+    from tieaware.runs.evaluate import evaluate
+    from tieaware.io.trec import parse_qrels, parse_run
 
     qrels_lines = ["q1 0 a 1", "q1 0 b 0", "q1 0 c 2", "q1 0 z 1", "q1 0 y 0", "q2 0 a 0", "q2 0 x 1"]
     # ties: q1 has (b, u1, c) tied, u1 and u2 unjudged; q2 has (a, u3) tied

@@ -4,7 +4,7 @@ Three sources of "what trec_eval prints", each checked against tieaware's output
 
 1. **recorded** output of the trec_eval 9.0.8 C binary (tests/data/trec_eval/*.out),
    always checked; ``python tests/test_trec_output.py --record`` rewrites it
-   with the binary that tieaware.trec_eval_binary finds;
+   with the binary that tieaware.testing.trec_eval_binary finds;
 2. the **live binary**, when one is installed (env TIEAWARE_TREC_EVAL or
    ``trec_eval`` on PATH; scripts/build_trec_eval.sh builds it), else
 3. **pytrec_eval's** values (trec_eval's C code behind a binding) laid out
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tieaware import trec_eval_binary
+from tieaware.testing import trec_eval_binary
 from tieaware.cli import main
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
@@ -115,7 +115,7 @@ def _tieaware(qrels: Path, run: Path, complete: bool, names: str = "trec_eval") 
 
 
 def _pytrec_eval(qrels: Path, run: Path, complete: bool) -> str:
-    """pytrec_eval's values in trec_eval's layout, written independently of tieaware.trec_format."""
+    """pytrec_eval's values in trec_eval's layout, written independently of tieaware.io.trec_format."""
     import pytrec_eval
 
     with open(qrels) as f:

@@ -15,11 +15,11 @@ from fractions import Fraction
 import pytest
 
 from tieaware import fast, reference
-from tieaware.errors import TieawareError
-from tieaware.evaluate import compute
+from tieaware.model.errors import TieawareError
+from tieaware.runs.evaluate import compute
 from tieaware.fast.trec_spread import hypergeometric, trec_spread
-from tieaware.ranking import judged_groups
-from tieaware.structures import all_tied_rankings
+from tieaware.model.ranking import judged_groups
+from tieaware.model.structures import all_tied_rankings
 
 
 def _same(name, r, ideal=None):

@@ -16,8 +16,8 @@ import pytest
 import sympy
 
 from tieaware import fast, reference
-from tieaware.errors import TieawareError
-from tieaware.structures import all_tied_rankings
+from tieaware.model.errors import TieawareError
+from tieaware.model.structures import all_tied_rankings
 
 BINARY = ("P@{k}", "R@{k}", "F1@{k}", "AP", "AP@{k}", "RR", "RR@{k}", "RBP(p=0.5)", "RBP(p=0.5)@{k}")
 GRADED = ("P(rel=2)@{k}", "AP(rel=2)", "ERR@{k}", "ERR")

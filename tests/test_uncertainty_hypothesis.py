@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tieaware import fast, reference
-from tieaware.evaluate import compute
-from tieaware.names import Measure, parse
-from tieaware.ranking import groups
+from tieaware.runs.evaluate import compute
+from tieaware.model.names import Measure, parse
+from tieaware.model.ranking import groups
 from tieaware.strategies import labels, rankings_with_ideal
 
 RANKINGS = rankings_with_ideal(max_size=7, max_orderings=120)

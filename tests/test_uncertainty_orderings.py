@@ -26,11 +26,11 @@ import sympy
 from sympy.polys.fields import sfield
 
 from tieaware import fast, reference
-from tieaware.errors import TieawareError
-from tieaware.evaluate import compute
-from tieaware.names import parse
-from tieaware.ranking import groups
-from tieaware.structures import all_tied_rankings
+from tieaware.model.errors import TieawareError
+from tieaware.runs.evaluate import compute
+from tieaware.model.names import parse
+from tieaware.model.ranking import groups
+from tieaware.model.structures import all_tied_rankings
 
 BINARY = ("P@{k}", "R@{k}", "F1@{k}", "AP", "AP@{k}", "RR", "RR@{k}", "RBP(p=0.5)", "RBP(p=0.5)@{k}")
 GRADED = (

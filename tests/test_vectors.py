@@ -12,8 +12,8 @@ import pytest
 
 from tieaware import TieawareError, from_scores, vectors
 from tieaware.cli import main
-from tieaware.evaluate import compute
-from tieaware.exact import to_decimal
+from tieaware.runs.evaluate import compute
+from tieaware.model.exact import to_decimal
 from tieaware.vectors.generate import FAMILIES, NOTES
 
 PACKAGE = pathlib.Path(vectors.__file__).resolve().parent

@@ -1,5 +1,10 @@
 """tieaware: exact tie-aware information-retrieval measures.
 
+One import gives the whole-run entry points and the number helpers::
+
+    import tieaware
+    ev = tieaware.evaluate(qrels, run, "AP nDCG@10")      # per-query values and exact means
+
 The layers are subpackages, each in its own top-level folder of the repository:
 
 - :mod:`tieaware.reference` enumerates every ordering consistent with the ties
@@ -8,18 +13,50 @@ The layers are subpackages, each in its own top-level folder of the repository:
 - :mod:`tieaware.proofs` derives, with sympy, that the closed forms equal the
   expectations.
 
-This top-level package holds what both layers share: the input model
-(:mod:`tieaware.ranking`), exact number handling (:mod:`tieaware.exact`),
-file formats, measure names and the command line.
+The rest of this package is laid out as the data flows (README, "The house"):
+:mod:`tieaware.model` (the tied ranking, exact numbers, names),
+:mod:`tieaware.io` (readers and writers), :mod:`tieaware.runs` (whole runs,
+evaluated through fast's kernels), then the applications
+(:mod:`tieaware.check`, :mod:`tieaware.analysis`, :mod:`tieaware.vectors`),
+:mod:`tieaware.testing` with its public face :mod:`tieaware.strategies`, and
+the command line (:mod:`tieaware.commands`).
 
 >>> from tieaware import fast, from_scores
 >>> fast.precision(from_scores([3, 2, 2, 1], [1, 0, 1, 1]), 2)
 Fraction(3, 4)
+>>> import tieaware
+>>> ev = tieaware.evaluate({"q1": {"a": 1}}, {"q1": {"a": 2.0, "b": 2.0}}, "P@1")   # a and b tie
+>>> ev.mean["P@1"]
+Fraction(1, 2)
 """
 
-from tieaware.errors import TieawareError
-from tieaware.exact import to_decimal, to_exact_string, to_float
-from tieaware.ranking import from_scores, groups
+from tieaware.model.errors import TieawareError
+from tieaware.model.exact import to_decimal, to_exact_string, to_float
+from tieaware.model.ranking import from_scores, groups
+
+__version__ = "0.1.0"
+
+#: Public names imported on first use (so that `tieaware --version` and a bare
+#: `import tieaware` do not pay for numpy, sympy or the engines).
+_LAZY = {
+    "evaluate": "tieaware.runs.evaluate",
+    "Evaluation": "tieaware.runs.evaluate",
+    "compute": "tieaware.runs.evaluate",
+    "compare_runs": "tieaware.runs.comparison",
+    "Comparison": "tieaware.runs.comparison",
+    "evaluate_spread": "tieaware.runs.comparison",
+    "Spread": "tieaware.runs.comparison",
+    "read_qrels": "tieaware.io.trec",
+    "read_run": "tieaware.io.trec",
+    "calc_aggregate": "tieaware.runs.compat",
+    "iter_calc": "tieaware.runs.compat",
+    "evaluator": "tieaware.runs.compat",
+    "Metric": "tieaware.runs.compat",
+    "rbo_ranking": "tieaware.model.rbo_input",
+}
+#: Public names that are another module's function under a clearer top-level name.
+_RENAMED = {"rbo_ranking": "from_string"}
+_LAYERS = ("reference", "fast", "proofs", "strategies", "check", "vectors")
 
 __all__ = [
     "TieawareError",
@@ -29,28 +66,23 @@ __all__ = [
     "to_decimal",
     "to_exact_string",
     "__version__",
-    "calc_aggregate",
-    "iter_calc",
-    "evaluator",
-    "Metric",
+    *_LAZY,
 ]
-
-__version__ = "0.1.0"
-
-#: Exported lazily from tieaware.compat (ir_measures' calling convention).
-_COMPAT = ("calc_aggregate", "iter_calc", "evaluator", "Metric")
 
 
 def __getattr__(name: str):
-    # `tieaware.fast` etc. work after a bare `import tieaware`, without paying
-    # for sympy-heavy imports until a layer is used.
-    if name in ("reference", "fast", "proofs"):
-        import importlib
+    import importlib
 
+    if name in _LAYERS:
+        # `tieaware.fast` etc. work after a bare `import tieaware`, without paying
+        # for sympy-heavy imports until a layer is used.
         return importlib.import_module(f"tieaware.{name}")
-    if name in _COMPAT:
-        # ir_measures-style calls (tieaware.calc_aggregate(measures, qrels, run)), imported on first use.
-        from tieaware import compat
-
-        return getattr(compat, name)
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), _RENAMED.get(name, name))
+        globals()[name] = value  # later lookups skip __getattr__
+        return value
     raise AttributeError(f"module 'tieaware' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(_LAYERS))

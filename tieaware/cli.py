@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Optional
 
-from tieaware.errors import TieawareError
+from tieaware.model.errors import TieawareError
 
 __all__ = ["main", "SUBCOMMANDS"]
 

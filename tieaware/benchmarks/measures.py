@@ -19,7 +19,7 @@ The tie-oblivious baseline is written here, plainly: Python loops over the
 run's labels after breaking ties as trec_eval does (score descending, then
 docno descending), with the same number type as the side it is compared to.
 Both sides take their input in the public input form and normalise it with
-:func:`tieaware.ranking.groups`, so both pay the same input checks (the
+:func:`tieaware.model.ranking.groups`, so both pay the same input checks (the
 report times those on their own).  Before timing, the baseline is checked
 to equal :mod:`tieaware.fast` on the untied ordering, exactly.
 
@@ -54,9 +54,9 @@ from tabulate import tabulate
 from tqdm import tqdm
 
 from tieaware import fast, reference
-from tieaware.exact import Exact, divide
-from tieaware.gains import discounted_sum
-from tieaware.ranking import Ranking, flatten, from_scores, groups
+from tieaware.model.exact import Exact, divide
+from tieaware.model.gains import discounted_sum
+from tieaware.model.ranking import Ranking, flatten, from_scores, groups
 
 __all__ = [
     "MEASURES",
@@ -322,7 +322,7 @@ def overhead(queries: Sequence[Query], repeats: int) -> str:
     """Table: tie-aware vs tie-oblivious time per measure, exact and float.
 
     The first row times, on its own, the input normalisation that both sides
-    include (:func:`tieaware.ranking.groups` on 1,000 labels), so a reader
+    include (:func:`tieaware.model.ranking.groups` on 1,000 labels), so a reader
     can see how much of each figure it is.
     """
     _check_baseline(queries)

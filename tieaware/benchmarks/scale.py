@@ -24,7 +24,7 @@ cut at 10) and R@1000.
 - ``ir_measures``: ``read_trec_qrels``/``read_trec_run`` then ``calc_aggregate``;
 - ``ranx``: ``Qrels.from_file``/``Run.from_file`` then ``evaluate`` (if installed;
   its first call compiles with numba, which is counted);
-- ``trec_eval``: the C binary, if :func:`tieaware.trec_eval_binary.locate` finds one.
+- ``trec_eval``: the C binary, if :func:`tieaware.testing.trec_eval_binary.locate` finds one.
 
 The ratio column is each tool's wall time over pytrec_eval's, from the same
 run.  ``--quick`` (used by the tests) shrinks both runs to a few queries.
@@ -163,7 +163,7 @@ def _command(tool: str, qrels: str, run_: str) -> Optional[list[str]]:
     if tool == "ranx":
         return [py, "-c", _RANX, qrels, run_, ",".join(MEASURES["ranx"])] if _available("ranx") else None
     if tool == "trec_eval":
-        from tieaware.trec_eval_binary import locate
+        from tieaware.testing.trec_eval_binary import locate
 
         try:
             binary = locate()

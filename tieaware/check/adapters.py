@@ -35,7 +35,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Union
 
-from tieaware.errors import TieawareError, bad
+from tieaware.model.errors import TieawareError, bad
 
 __all__ = ["from_qrels_run", "from_arrays", "from_command", "rbo_untied", "docnos", "qrels_and_run", "trec_files", "QID", "TIMEOUT", "PREFLIGHT"]
 

@@ -27,9 +27,9 @@ from typing import Any, Optional
 
 from hypothesis import strategies as st
 
-from tieaware.ranking import label
-from tieaware.strategies import tied_rankings
-from tieaware.structures import all_tied_rankings_upto
+from tieaware.model.ranking import label
+from tieaware.testing.rankings import tied_rankings
+from tieaware.model.structures import all_tied_rankings_upto
 
 __all__ = [
     "Case",

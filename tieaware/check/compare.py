@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.errors import bad
-from tieaware.exact import Exact, to_decimal
+from tieaware.model.errors import bad
+from tieaware.model.exact import Exact, to_decimal
 
 __all__ = ["LRE_CAP", "Error", "exact_equal", "is_exact_number", "as_number", "error_of", "approximate", "plain_label", "shown"]
 

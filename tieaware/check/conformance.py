@@ -27,7 +27,7 @@ from typing import Any, Optional
 from tieaware.check import adapters
 from tieaware.check.compare import shown
 from tieaware.check.implementation import ImplementationResult, implementation
-from tieaware.exact import to_decimal
+from tieaware.model.exact import to_decimal
 
 __all__ = ["Peer", "Row", "PEERS", "LIBRARIES", "run_all", "table", "markdown", "NOT_INSTALLED"]
 
@@ -220,7 +220,7 @@ def run_all(
 ) -> list[Row]:
     """Check every peer (or those of *libraries*); one Row each, in :data:`PEERS` order."""
     from tieaware.check.progress import bar
-    from tieaware.errors import bad
+    from tieaware.model.errors import bad
 
     chosen = list(PEERS if peers is None else peers)
     if libraries is not None:

@@ -44,7 +44,7 @@ from tieaware.check.cases import Case, at_cutoff, exhaustive, float32, past_cuto
 from tieaware.check.compare import exact_equal
 from tieaware.check.oracle import TIE_BREAKS, straddles
 from tieaware.check.verdict import Counterexample, Judge
-from tieaware.ranking import label
+from tieaware.model.ranking import label
 
 __all__ = ["Diagnosis", "diagnose", "probes", "ARBITRARY", "TIE_BROKEN_CAUSES"]
 

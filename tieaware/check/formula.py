@@ -44,12 +44,12 @@ from tieaware.check.compare import as_number, exact_equal, plain_label
 from tieaware.check.progress import bar
 from tieaware.check.search import shrunk_failure
 from tieaware.check.verdict import raised
-from tieaware.errors import TieawareError, bad
-from tieaware.exact import Exact, to_exact_string
-from tieaware.ranking import Groups, groups, label
+from tieaware.model.errors import TieawareError, bad
+from tieaware.model.exact import Exact, to_exact_string
+from tieaware.model.ranking import Groups, groups, label
 from tieaware.reference.orderings import orderings
-from tieaware.strategies import tied_rankings
-from tieaware.structures import all_tied_rankings_upto
+from tieaware.testing.rankings import tied_rankings
+from tieaware.model.structures import all_tied_rankings_upto
 
 __all__ = ["formula", "FormulaResult", "FormulaCounterexample", "expectation"]
 

@@ -46,53 +46,22 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional, Union
 
 from tieaware.check import cases as _cases
-from tieaware.check.diagnose import Diagnosis, diagnose
+from tieaware.check.diagnose import diagnose
 from tieaware.check.oracle import Oracle
 from tieaware.check.progress import bar
 from tieaware.check.search import shrunk_failure
+from tieaware.check.result import ImplementationResult
 from tieaware.check.verdict import Counterexample, Impl, Judge
-from tieaware.errors import bad
-from tieaware.names import Measure, parse
-from tieaware.params import flag
-from tieaware.ranking import label
+from tieaware.model.errors import bad
+from tieaware.model.names import Measure, parse
+from tieaware.model.params import flag
+from tieaware.model.ranking import label
 
 __all__ = ["implementation", "ImplementationResult"]
-
-
-@dataclass(frozen=True)
-class ImplementationResult:
-    """The verdict of :func:`implementation`."""
-
-    #: True when every answer matched the exact tie-aware value.
-    ok: bool
-    #: The measure checked, in canonical ir_measures form.
-    measure: str
-    #: The smallest failing input found, or None.
-    counterexample: Optional[Counterexample]
-    #: The usual cause that explains the failure, or None.
-    diagnosis: Optional[Diagnosis]
-    #: Inputs checked before the verdict (probes for the diagnosis not counted).
-    cases: int
-
-    def lines(self) -> list[str]:
-        """The verdict, counterexample and diagnosis, one fact per line."""
-        if self.ok:
-            return [f"{self.measure}: conforms ({self.cases} inputs checked against the exact tie-aware value)"]
-        assert self.counterexample is not None
-        out = [f"{self.measure}: DIFFERS from the exact tie-aware value ({self.counterexample.phase} input {self.cases})"]
-        out += ["  " + line for line in self.counterexample.lines()]
-        cause = "no usual cause fits" if self.diagnosis is None else str(self.diagnosis)
-        if self.counterexample.exception is None:
-            out.append(f"  cause    {cause}")
-        return out
-
-    def __str__(self) -> str:
-        return "\n".join(self.lines())
 
 
 def _int(value: object, name: str, low: int) -> int:
@@ -209,7 +178,7 @@ def implementation(
     """Check ``impl(scores, labels)`` against the exact tie-aware value of *measure*.
 
     *measure* is an ir_measures-style name (``AP@10``, ``nDCG@5``,
-    ``P(rel=2)@5``, ``RR``) or a parsed :class:`~tieaware.names.Measure`.
+    ``P(rel=2)@5``, ``RR``) or a parsed :class:`~tieaware.model.names.Measure`.
     For ``RBO(p=0.9, variant=a, bound=ext)`` *impl* is called as ``impl(S, L)``
     with two rankings instead (see :mod:`tieaware.check.rbo`).
     *min_size* skips smaller inputs (some libraries refuse one document).

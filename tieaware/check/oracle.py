@@ -26,10 +26,10 @@ from math import factorial, prod
 from typing import Any, Optional, Union
 
 from tieaware.check.cases import Case, float32
-from tieaware.evaluate import compute
-from tieaware.exact import Exact
-from tieaware.names import Measure, parse
-from tieaware.ranking import from_scores, label
+from tieaware.runs.evaluate import compute
+from tieaware.model.exact import Exact
+from tieaware.model.names import Measure, parse
+from tieaware.model.ranking import from_scores, label
 
 __all__ = ["Oracle", "TIE_BREAKS", "tie_broken_order", "straddles", "REFERENCE_ORDERINGS"]
 

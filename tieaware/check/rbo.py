@@ -28,12 +28,13 @@ from hypothesis import strategies as st
 from tieaware.check.compare import Error, error_of, shown
 from tieaware.check.diagnose import Diagnosis
 from tieaware.check.progress import bar
+from tieaware.check.result import ImplementationResult
 from tieaware.check.search import shrunk_failure
 from tieaware.check.verdict import Judge, raised
-from tieaware.errors import bad
-from tieaware.exact import Exact, to_decimal, to_exact_string
-from tieaware.names import Measure, parse  # noqa: F401  (parse: for the doctest)
-from tieaware.rbo_input import BOUNDS, VARIANTS, bound_name, variant_name
+from tieaware.model.errors import bad
+from tieaware.model.exact import Exact, to_decimal, to_exact_string
+from tieaware.model.names import Measure, parse  # noqa: F401  (parse: for the doctest)
+from tieaware.model.rbo_input import BOUNDS, VARIANTS, bound_name, variant_name
 
 __all__ = ["rbo_implementation", "RBOCase", "RBOCounterexample", "rbo_cases"]
 
@@ -71,7 +72,7 @@ def _flat(r: tuple) -> list:
 
 def _rankings(items: tuple[str, ...], max_size: int) -> Iterator[tuple]:
     """Every ranking of 1..max_size distinct items with every tie structure; groups sorted."""
-    from tieaware.structures import compositions
+    from tieaware.model.structures import compositions
 
     for n in range(1, max_size + 1):
         for chosen in itertools.permutations(items, n):
@@ -100,7 +101,7 @@ def rbo_cases(max_size: int) -> list[RBOCase]:
 
 @st.composite
 def _drawn(draw: Any, max_items: int, ties: bool = True) -> RBOCase:
-    from tieaware.strategies_rbo import rbo_pairs, untied_rbo_pairs
+    from tieaware.testing.rbo import rbo_pairs, untied_rbo_pairs
 
     S, L = draw(rbo_pairs(max_items=max_items, max_orderings=200) if ties else untied_rbo_pairs(max_items=max_items))
 
@@ -170,7 +171,7 @@ class _RBOJudge(Judge):
 
     def _run(self, case: Any) -> tuple[Any, Optional[str]]:
         from tieaware.check.compare import as_number
-        from tieaware.errors import TieawareError
+        from tieaware.model.errors import TieawareError
 
         self.calls += 1
         try:
@@ -234,8 +235,6 @@ def rbo_implementation(
 
     ``ties=False`` checks untied pairs only.
     """
-    from tieaware.check.implementation import ImplementationResult
-
     judge = _RBOJudge(impl, measure, rel_tol=rel_tol, abs_tol=abs_tol)
     name = str(measure)
 

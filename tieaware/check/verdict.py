@@ -20,9 +20,9 @@ from typing import Any, Optional
 from tieaware.check.cases import Case
 from tieaware.check.compare import Error, approximate, as_number, error_of, exact_equal, is_exact_number, plain_label, shown
 from tieaware.check.oracle import Oracle
-from tieaware.errors import TieawareError
-from tieaware.exact import Exact, to_decimal, to_exact_string
-from tieaware.ranking import from_scores, label
+from tieaware.model.errors import TieawareError
+from tieaware.model.exact import Exact, to_decimal, to_exact_string
+from tieaware.model.ranking import from_scores, label
 
 __all__ = ["Counterexample", "Judge", "Impl", "raised"]
 

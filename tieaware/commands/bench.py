@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tieaware.errors import bad
+from tieaware.model.errors import bad
 
 __all__ = ["add_parser", "run", "benchmarks", "machine"]
 

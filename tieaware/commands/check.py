@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from tieaware.check import adapters, implementation
 from tieaware.check.implementation import MAX_SIZE
-from tieaware.errors import bad
+from tieaware.model.errors import bad
 
 __all__ = ["add_parser", "run", "load", "ADAPTERS"]
 

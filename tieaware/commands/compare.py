@@ -17,11 +17,11 @@ import argparse
 import json
 from typing import Any
 
-from tieaware.comparison import MAX_SUPPORT, Comparison, compare_runs
-from tieaware.errors import bad
-from tieaware.evaluate import LAYERS
-from tieaware.exact import is_rational, to_decimal, to_exact_string, to_float
-from tieaware.trec import read_qrels, read_run
+from tieaware.runs.comparison import MAX_SUPPORT, Comparison, compare_runs
+from tieaware.model.errors import bad
+from tieaware.runs.evaluate import LAYERS
+from tieaware.model.exact import is_rational, to_decimal, to_exact_string, to_float
+from tieaware.io.trec import read_qrels, read_run
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES"]
 

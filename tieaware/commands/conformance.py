@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 from tieaware.check.conformance import LIBRARIES, markdown, run_all, table
-from tieaware.errors import bad
+from tieaware.model.errors import bad
 
 __all__ = ["add_parser", "run"]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from tieaware.disagreement import (
+from tieaware.analysis.disagreement import (
     DEFAULT_MEASURES,
     EPSILON,
     FEATURES,
@@ -26,8 +26,8 @@ from tieaware.disagreement import (
     disagreement,
     float_verdicts,
 )
-from tieaware.errors import TieawareError
-from tieaware.exactcmp import Undecided
+from tieaware.model.errors import TieawareError
+from tieaware.model.exactcmp import Undecided
 
 __all__ = ["add_parser", "run", "heatmap"]
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.errors import bad
-from tieaware.columns import Prepared, prepare, read_table
-from tieaware.evaluate import LAYERS, Evaluation, evaluate_prepared, measure_list
-from tieaware.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
-from tieaware.exact_print import big_ints, decimal, short_form
-from tieaware.trec_format import (
+from tieaware.model.errors import bad
+from tieaware.io.columns import Prepared, prepare, read_table
+from tieaware.runs.evaluate import LAYERS, Evaluation, evaluate_prepared, measure_list
+from tieaware.model.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
+from tieaware.io.exact_print import big_ints, decimal, short_form
+from tieaware.io.trec_format import (
     TREC_DEFAULT,
     at_level,
     counts_of_prepared,
@@ -178,8 +178,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "trec":
         print(_trec_eval_layout(args, counters, measures, common))
         return 0
-    # table and json: read as columns (tieaware.columns), evaluate every query at once in float
-    # mode (tieaware.engine) or one query at a time in exact mode.
+    # table and json: read as columns (tieaware.io.columns), evaluate every query at once in float
+    # mode (tieaware.runs.engine) or one query at a time in exact mode.
     prepared = _prepared(args)
     if exact and prepared.rows > LARGE_EXACT:
         print(
@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     trec = evaluate_prepared(prepared, measures, tie_break="trec_eval", **common)
     spread = None
     if spread_on:
-        from tieaware.comparison import evaluate_spread_prepared
+        from tieaware.runs.comparison import evaluate_spread_prepared
 
         spread = evaluate_spread_prepared(prepared, measures, **common)
     sizes = prepared.group_sizes()
@@ -281,7 +281,7 @@ def _rows(r: _Report, per_query: bool) -> list[tuple[str, str, Exact, Exact]]:
 
 def _difference(a: Exact, b: Exact) -> Exact:
     """a - b, exact.  Symbolic values are built canonically (equal DCG
-    coefficients give equal expressions, see tieaware.gains), so values that
+    coefficients give equal expressions, see tieaware.model.gains), so values that
     are equal by construction give an exact Fraction 0 without simplify()."""
     if (is_rational(a) and is_rational(b)) or isinstance(a, float):
         return a - b
@@ -293,7 +293,7 @@ def _difference(a: Exact, b: Exact) -> Exact:
 
 def _signed(a: Exact, b: Exact, digits: int) -> str:
     """a - b with its sign; "0" only when it is exactly zero.  Symbolic values are
-    compared structurally (canonical forms, see tieaware.gains) and their
+    compared structurally (canonical forms, see tieaware.model.gains) and their
     difference printed by interval arithmetic, never expanded."""
     if (is_rational(a) and is_rational(b)) or isinstance(a, float):
         if a == b:
@@ -460,7 +460,7 @@ def _json(r: _Report, per_query: bool) -> str:
 
 
 def _trec_eval_layout(args: argparse.Namespace, counters, measures, common) -> str:
-    """trec_eval's output (tieaware.trec_format): one evaluation, tie-aware or in trec_eval's order."""
+    """trec_eval's output (tieaware.io.trec_format): one evaluation, tie-aware or in trec_eval's order."""
     qrels_table, run_table = _tables(args)
     tie_break = None if args.tie_break == "none" else "trec_eval"
     prepared = prepare(qrels_table, run_table, trec_order=tie_break is not None)  # one order is printed

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
-from tieaware.errors import bad
+from tieaware.model.errors import bad
 
 if TYPE_CHECKING:
     from tieaware.proofs import Result

@@ -24,12 +24,12 @@ from typing import Any
 
 from tabulate import tabulate
 
-from tieaware.errors import bad
-from tieaware.exact import to_decimal, to_exact_string
+from tieaware.model.errors import bad
+from tieaware.model.exact import to_decimal, to_exact_string
 from tieaware.fast.rank_biased_overlap import rbo_bounds
-from tieaware.params import probability
-from tieaware.rbo_input import BOUNDS, VARIANTS
-from tieaware.trec import read_run, tie_groups
+from tieaware.model.params import probability
+from tieaware.model.rbo_input import BOUNDS, VARIANTS
+from tieaware.io.trec import read_run, tie_groups
 
 __all__ = ["add_parser", "run", "truncate"]
 

@@ -31,8 +31,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Optional, Union
 
-from tieaware.errors import bad
-from tieaware.exact import Exact
+from tieaware.model.errors import bad
+from tieaware.model.exact import Exact
 
 __all__ = ["FAMILIES", "Vector", "RBOVector", "load", "iter_cases", "pytest_cases", "schema"]
 
@@ -165,7 +165,7 @@ def iter_cases(
 
     >>> iter_cases("precision", measure="P@3")
     Traceback (most recent call last):
-    tieaware.errors.TieawareError: measure must be one of the family's measures ['P(rel=2)@2', 'P@1', 'P@2', 'P@4'], got 'P@3'
+    tieaware.model.errors.TieawareError: measure must be one of the family's measures ['P(rel=2)@2', 'P@1', 'P@2', 'P@4'], got 'P@3'
     """
     measures, known_flags = _vocabulary(family)
     if result is not None and result not in RESULTS:

@@ -30,10 +30,10 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.check.compare import exact_equal
-from tieaware.evaluate import compute
-from tieaware.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
-from tieaware.names import parse
-from tieaware.structures import all_tied_rankings_upto
+from tieaware.runs.evaluate import compute
+from tieaware.model.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
+from tieaware.model.names import parse
+from tieaware.model.structures import all_tied_rankings_upto
 
 __all__ = ["FAMILIES", "Family", "NOTES", "SCHEMA_NAME", "generate", "build", "write"]
 
@@ -281,7 +281,7 @@ def _score_flags(scores: Sequence[Any]) -> list[str]:
 
 def _class_test(measure: str, scores: list, labels: list, num_rel: Optional[int] = None) -> dict[str, Any]:
     """A test given as scores and labels: the ranking is what the scores describe."""
-    from tieaware.ranking import from_scores
+    from tieaware.model.ranking import from_scores
 
     plain = lambda x: int(x) if x.denominator == 1 else float(x)  # noqa: E731
     r = [[plain(x) for x in e] if isinstance(e, list) else plain(e) for e in from_scores(scores, labels)]
@@ -425,7 +425,7 @@ def write(document: dict[str, Any], path: str) -> None:
 
 def generate(out_dir: str, families: Optional[Sequence[str]] = None, progress: bool = False) -> list[str]:
     """Write ``FAMILY.json`` for each family into *out_dir*; return the paths written."""
-    from tieaware.errors import bad
+    from tieaware.model.errors import bad
 
     names = list(FAMILIES) if families is None else list(dict.fromkeys(families))  # a repeated family is written once
     for name in names:

@@ -21,8 +21,8 @@ from typing import Any
 
 from tieaware.check.compare import exact_equal
 from tieaware.check.rbo import rbo_cases
-from tieaware.exact import is_rational, to_decimal, to_exact_string, to_float
-from tieaware.rbo_input import BOUNDS, VARIANTS, from_string
+from tieaware.model.exact import is_rational, to_decimal, to_exact_string, to_float
+from tieaware.model.rbo_input import BOUNDS, VARIANTS, from_string
 
 __all__ = ["rbo_groups", "PUBLIC_S", "PUBLIC_L", "HEADER"]
 

@@ -10,7 +10,7 @@
 >>> parse("nDGC@10")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-tieaware.errors.TieawareError: measure is not a known measure, did you mean 'nDCG'?; known: P, R, ... got 'nDGC@10'
+tieaware.model.errors.TieawareError: measure is not a known measure, did you mean 'nDCG'?; known: P, R, ... got 'nDGC@10'
 
 Supported names and what they compute (see docs/conventions.md, Measures):
 
@@ -48,8 +48,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.errors import bad
-from tieaware.exact import rational
+from tieaware.model.errors import bad
+from tieaware.model.exact import rational
 
 __all__ = ["Measure", "parse", "parse_list", "MEASURES"]
 

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Optional
 
-from tieaware.errors import bad
-from tieaware.exact import rational
+from tieaware.model.errors import bad
+from tieaware.model.exact import rational
 
 __all__ = ["cutoff", "threshold", "relevant_total", "nonrelevant_total", "probability", "flag", "grade_ceiling"]
 

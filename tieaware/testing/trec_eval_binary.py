@@ -19,7 +19,7 @@ True
 >>> locate(environ={ENV: "/no/such/trec_eval"})
 Traceback (most recent call last):
 ...
-tieaware.errors.TieawareError: TIEAWARE_TREC_EVAL must name an executable trec_eval binary, got '/no/such/trec_eval'
+tieaware.model.errors.TieawareError: TIEAWARE_TREC_EVAL must name an executable trec_eval binary, got '/no/such/trec_eval'
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Optional, Union
 
-from tieaware.errors import TieawareError, bad
+from tieaware.model.errors import TieawareError, bad
 
 __all__ = ["ENV", "locate", "require", "run", "version"]
 

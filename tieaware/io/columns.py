@@ -1,6 +1,6 @@
 """Columnar TREC reading: runs and qrels as numpy arrays, not one Python object per line.
 
-:mod:`tieaware.trec` reads a file into dicts of exact Fractions, which is
+:mod:`tieaware.io.trec` reads a file into dicts of exact Fractions, which is
 right for small files and for the Python API.  At MS MARCO scale (6,980
 queries × 1,000 documents, 7 million lines) one Python object per line costs
 gigabytes and seconds, so ``tieaware eval`` reads through this module:
@@ -30,94 +30,23 @@ equality is not used blindly).
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import io
 import os
-import re
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import IO, Any, Optional, Union
+from typing import IO, Any, Optional
 
 import numpy as np
 
-from tieaware.errors import TieawareError
+from tieaware.io.text import MAX_NUMBER_CHARS, Source, check_number, number_text, open_binary, shorten
+from tieaware.model.errors import TieawareError
 
-__all__ = [
-    "NUMBER",
-    "MAX_NUMBER_CHARS",
-    "Table",
-    "Prepared",
-    "number_text",
-    "check_number",
-    "shorten",
-    "open_binary",
-    "read_table",
-    "prepare",
-]
+__all__ = ["Table", "Prepared", "read_table", "prepare", "prepare_dicts"]
 
-#: The number syntax trec_eval's files use: a decimal number, optional sign and exponent.
-NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
-#: Longer score or label texts are refused (an exact value of 10**999999999 would never finish).
-MAX_NUMBER_CHARS = 100
-#: Error messages show at most this many characters of an input line.
-MAX_ECHO = 80
-
-_DOUBLE_MAX = sys.float_info.max
 _COLUMNS = {"run": 6, "qrels": 4}
 _LAYOUT = {"run": "qid Q0 docno rank score run_id", "qrels": "qid iter docno label"}
 _BLOCK = 1 << 24  # bytes per block: bounds the temporary index arrays to ~100 MB
 
-Source = Union[str, "os.PathLike[str]", IO[Any]]
-
-
-def shorten(text: str, limit: int = MAX_ECHO) -> str:
-    """*text* cut to *limit* characters, with a note of how much was left out.
-
-    >>> shorten("x" * 100, 10)
-    'xxxxxxxxxx... (90 more characters)'
-    """
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more characters)"
-
-
-def number_text(raw: str, what: str, where: str) -> Fraction:
-    """The exact value of a score or label text, as trec_eval's format allows it.
-
-    Accepted: a decimal number with an optional sign and an optional
-    exponent of at most 4 digits (``12``, ``-0.5``, ``1.5e-3``), at most
-    :data:`MAX_NUMBER_CHARS` characters, within double range (trec_eval
-    reads it with ``atof``).  Refused: fractions (``3/4``), digit separators
-    (``1_000``), ``inf`` and ``nan``, hexadecimal.
-
-    >>> number_text("2.50", "score", "run:1")
-    Fraction(5, 2)
-    >>> number_text("1_000", "score", "run:1")
-    Traceback (most recent call last):
-    ...
-    tieaware.errors.TieawareError: run:1: score must be a decimal number such as 12, -0.5 or 1.5e-3, got '1_000'
-    """
-    check_number(raw, what, where)
-    return Fraction(raw)
-
-
-def check_number(raw: str, what: str, where: str) -> float:
-    """Refuse *raw* unless :func:`number_text` accepts it; return the nearest double (as ``atof``)."""
-    if len(raw) > MAX_NUMBER_CHARS:
-        raise TieawareError(
-            f"{where}: {what} has {len(raw)} characters, more than the {MAX_NUMBER_CHARS} accepted: {shorten(raw, 30)!r}"
-        )
-    if what == "score" and raw.strip().lower().lstrip("+-") in ("nan", "snan"):
-        raise TieawareError(f"{where}: score is NaN, got {raw!r}; a NaN score has no place in a ranking")
-    if not NUMBER.fullmatch(raw):
-        raise TieawareError(f"{where}: {what} must be a decimal number such as 12, -0.5 or 1.5e-3, got {raw!r}")
-    value = float(raw)  # correctly rounded; the exponent has at most 4 digits, so this is quick
-    if value in (_INF, -_INF):
-        raise TieawareError(f"{where}: {what} {raw} is beyond double range (about 1.8e308), which trec_eval cannot read either")
-    return value
-
-
-_INF = float("inf")
 #: Bytes a number may hold; anything else (letters, '_', '/', ',') sends the row to check_number.
 _NUMBER_BYTES = np.zeros(256, dtype=bool)
 _NUMBER_BYTES[[ord(c) for c in "0123456789.+-"]] = True
@@ -125,32 +54,6 @@ _NUMBER_BYTES[0] = True  # the padding of numpy byte strings
 
 
 # -- reading ------------------------------------------------------------------
-
-
-def open_binary(source: Source) -> tuple[IO[bytes], str, bool]:
-    """(binary stream, name, whether to close it) for a path, ``-`` (stdin) or an open file.
-
-    ``.gz`` and ``.bz2`` paths are decompressed transparently.
-    """
-    if hasattr(source, "read"):
-        name = getattr(source, "name", "<stream>")
-        buffer = getattr(source, "buffer", None)
-        if buffer is not None:
-            return buffer, str(name), False
-        if isinstance(source, io.TextIOBase) or isinstance(source.read(0), str):
-            return io.BytesIO(source.read().encode("utf-8")), str(name), False
-        return source, str(name), False
-    name = os.fspath(source)
-    if name == "-":
-        return sys.stdin.buffer, "<stdin>", False
-    try:
-        if name.endswith(".gz"):
-            return gzip.open(name, "rb"), name, True
-        if name.endswith(".bz2"):
-            return bz2.open(name, "rb"), name, True
-        return open(name, "rb"), name, True
-    except OSError as exc:
-        raise TieawareError(f"cannot read {name!r}: {exc.strerror or exc}") from None
 
 
 def _blocks(stream: IO[bytes], name: str):
@@ -203,6 +106,7 @@ def read_table(source: Source, kind: str, *, progress: bool = False) -> Table:
     Only the column layout is checked here; numbers are checked by
     :func:`prepare` (each distinct text once).
 
+    >>> import io
     >>> t = read_table(io.BytesIO(b"q1 0 d1 1\\n\\nq2\\t0\\td2\\t0\\n"), "qrels")
     >>> t.qid.tolist(), t.docno.tolist(), t.value.tolist(), t.line.tolist()
     ([b'q1', b'q2'], [b'd1', b'd2'], [b'1', b'0'], [1, 3])
@@ -560,7 +464,7 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
     the same double but their texts differ (``2`` and ``2.0``, or ``0.1``
     and ``0.10000000000000001``), that stretch is re-sorted and grouped by
     exact Fraction value.  So the groups are exactly those of
-    :func:`tieaware.trec.tie_groups`, whatever the digits.
+    :func:`tieaware.io.trec.tie_groups`, whatever the digits.
     """
     qrels_names, qrels_query = _query_numbers(qrels.qid)
     run_names, run_query_all = _query_numbers(run.qid)
@@ -743,13 +647,13 @@ def _trec_eval_order(sim_group: np.ndarray, docno: np.ndarray) -> np.ndarray:
 
 
 def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = False) -> Prepared:
-    """A :class:`Prepared` from tieaware's dict forms (:data:`tieaware.trec.Qrels`, :data:`tieaware.trec.Run`).
+    """A :class:`Prepared` from tieaware's dict forms (:data:`tieaware.io.trec.Qrels`, :data:`tieaware.io.trec.Run`).
 
     *queries* are the query ids to keep, in order.  Groups are those of
-    :func:`tieaware.trec.tie_groups` (exact score equality); with
+    :func:`tieaware.io.trec.tie_groups` (exact score equality); with
     *trec_order*, every document is its own group, in trec_eval's order.
     """
-    from tieaware.trec import tie_groups, trec_eval_order
+    from tieaware.io.trec import tie_groups, trec_eval_order
 
     distinct: dict[Fraction, int] = {Fraction(0): 0}
     for q in queries:

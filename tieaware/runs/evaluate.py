@@ -15,7 +15,7 @@ Conventions (they follow trec_eval's defaults; docs/eval.md explains them):
 - **Means** (MAP, MRR, ...) are exact arithmetic means of the per-query
   values: Fractions, or an exact sympy sum for symbolic nDCG values.
 
->>> from tieaware.trec import parse_qrels, parse_run
+>>> from tieaware.io.trec import parse_qrels, parse_run
 >>> qrels = parse_qrels(["q1 0 a 1", "q1 0 x 1", "q2 0 a 1"])
 >>> run = parse_run(["q1 Q0 a 1 2 r", "q1 Q0 b 2 2 r", "q2 Q0 a 1 5 r"])
 >>> ev = evaluate(qrels, run, "AP P@1")
@@ -35,13 +35,14 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from tieaware.errors import TieawareError, bad
-from tieaware.exact import Exact
-from tieaware.inputs import to_qrels, to_run
-from tieaware.names import Measure, parse, parse_list
-from tieaware.params import flag
-from tieaware.ranking import Ranking, label
-from tieaware.trec import run_ranking, trec_eval_ranking
+from tieaware.model.dispatch import NOT_ON_A_RUN, UNJUDGED, measure_value
+from tieaware.model.errors import TieawareError, bad
+from tieaware.model.exact import Exact
+from tieaware.io.inputs import to_qrels, to_run
+from tieaware.model.names import Measure, parse, parse_list
+from tieaware.model.params import flag
+from tieaware.model.ranking import Ranking
+from tieaware.io.trec import run_ranking, trec_eval_ranking
 
 __all__ = ["Evaluation", "evaluate", "evaluate_prepared", "compute", "measure_list", "exact_mean", "LAYERS", "TIE_BREAKS"]
 
@@ -49,7 +50,6 @@ LAYERS = ("fast", "reference")
 #: None: tie-aware (expected value over tie orderings); "trec_eval": ties broken by docno, descending.
 TIE_BREAKS = (None, "trec_eval")
 
-_NOT_ON_A_RUN = "cannot be computed on one run ranking (RBO compares two rankings; use `tieaware rbo`)"
 
 MeasureSpec = Union[str, Measure, Iterable[Union[str, Measure]]]
 
@@ -99,72 +99,19 @@ def compute(
     layer: str = "fast",
     exact: bool = True,
 ) -> Exact:
-    """The value of one parsed *measure* on one tied *ranking*, through *layer*.
+    """The value of one parsed *measure* on one tied *ranking*, through *layer* ("fast" or "reference").
 
     *ideal* is every judged label of the query.  It is nDCG's ideal ranking,
     and when *num_rel* is None it also gives num_rel for R, F1 and AP: the
     labels >= the measure's ``rel``.  Without either, the ranking's own labels
-    are used (each layer's default).
+    are used (each layer's default).  See :func:`tieaware.model.dispatch.measure_value`.
 
-    >>> from tieaware.names import parse
-    >>> compute(parse("AP"), [[1, 0], 1], ideal=[1, 1, 2])   # (5/9 + 7/18) / 2
+    >>> compute("AP", [[1, 0], 1], ideal=[1, 1, 2])   # (5/9 + 7/18) / 2
     Fraction(17, 36)
-    >>> compute(parse("R(rel=2)@1"), [[1, 0], 2], ideal=[1, 2], layer="reference")
+    >>> compute("R(rel=2)@1", [[1, 0], 2], ideal=[1, 2], layer="reference")
     Fraction(0, 1)
-    >>> compute("RBP(p=0.5)", [[1, 0], 1])    # mean of 5/8 (1 0 1) and 3/8 (0 1 1)
-    Fraction(1, 2)
-    >>> compute("nDCG@2", [[1, 0]], exact=False)
-    0.8154648767857288
-
-    RBO compares two rankings, so it has no value here:
-
-    >>> compute("RBO", [1])
-    Traceback (most recent call last):
-    ...
-    tieaware.errors.TieawareError: measure cannot be computed on one run ranking (RBO compares two rankings; ...
     """
-    m = measure if isinstance(measure, Measure) else parse(measure)
-    mod = _layer(layer)
-    exact = flag(exact, "exact")
-    if m.name == "RBO":
-        raise bad("measure", str(m), _NOT_ON_A_RUN)
-    labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
-    if num_rel is None and labels is not None:
-        num_rel = sum(1 for x in labels if x >= m.rel)
-    if m.name == "P":
-        return mod.precision(ranking, m.k, rel=m.rel, exact=exact)
-    if m.name == "R":
-        return mod.recall(ranking, m.k, num_rel, rel=m.rel, exact=exact)
-    if m.name == "F1":
-        return mod.f1(ranking, m.k, num_rel, rel=m.rel, exact=exact)
-    if m.name == "AP":
-        return mod.average_precision(ranking, m.k, num_rel, rel=m.rel, exact=exact)
-    if m.name == "RR":
-        return mod.reciprocal_rank(ranking, m.k, rel=m.rel, exact=exact)
-    if m.name == "nDCG":
-        return mod.ndcg(ranking, m.k, labels, gain=m.gain, exact=exact)
-    if m.name == "DCG":
-        return mod.dcg(ranking, m.k, gain=m.gain, exact=exact)
-    if m.name == "RBP":
-        return mod.rbp(ranking, m.param("p", Fraction(4, 5)), m.k, rel=m.rel, exact=exact)
-    if m.name == "ERR":
-        # g_max is the query's best judged grade, as in Chapelle et al.; the ranking's own otherwise.
-        ceiling = None if not labels else max(1, int(max(labels)))
-        return mod.err(ranking, m.k, max_label=ceiling, exact=exact)
-    if m.name == "Rprec":
-        return mod.r_precision(ranking, num_rel, rel=m.rel, exact=exact)
-    if m.name == "Success":
-        return mod.success(ranking, m.k, rel=m.rel, exact=exact)
-    if m.name == "Judged":
-        return mod.judged(ranking, m.k, exact=exact)  # None marks an unjudged document (see UNJUDGED)
-    if m.name == "Bpref":
-        nonrel = None if labels is None else sum(1 for x in labels if x < m.rel)
-        return mod.bpref(ranking, num_rel, nonrel, rel=m.rel, exact=exact)
-    raise bad("measure", str(m), "is not evaluable on a run")  # a name added to names.MEASURES but not here
-
-
-#: Measures that tell an unjudged document (label None) from a judged non-relevant one.
-UNJUDGED = frozenset({"Judged", "Bpref"})
+    return measure_value(_layer(layer), measure, ranking, num_rel=num_rel, ideal=ideal, exact=exact)
 
 
 class _Unjudged(dict):
@@ -253,8 +200,8 @@ def evaluate(
 ) -> Evaluation:
     """Evaluate *run* against *qrels* on *measures*.
 
-    *qrels* and *run* are as :mod:`tieaware.trec` reads them, or in any shape
-    :mod:`tieaware.inputs` takes: pytrec_eval dicts, ir_measures namedtuples,
+    *qrels* and *run* are as :mod:`tieaware.io.trec` reads them, or in any shape
+    :mod:`tieaware.io.inputs` takes: pytrec_eval dicts, ir_measures namedtuples,
     ir_measures or PyTerrier DataFrames.  Scores are taken exactly.
 
     With ``complete=True`` (trec_eval's ``-c``) the means are over every
@@ -279,14 +226,14 @@ def evaluate(
     _check_layer(layer)  # reject a bad layer before any work (without importing it)
     for m in ms:
         if m.name == "RBO":
-            raise bad("measure", str(m), _NOT_ON_A_RUN)
+            raise bad("measure", str(m), NOT_ON_A_RUN)
     queries = tuple(sorted((q for q in run if q in qrels), key=natural_key))
     if not queries:
         judged = f"{len(qrels)} judged quer{'y' if len(qrels) == 1 else 'ies'}"
         raise bad("run", sorted(run, key=natural_key)[:5], f"has no query that appears in the qrels ({judged})")
     if layer == "fast" and not exact:
-        # the vectorised float engine (tieaware.engine), per query only for measures it lacks
-        from tieaware.columns import prepare_dicts
+        # the vectorised float engine (tieaware.runs.engine), per query only for measures it lacks
+        from tieaware.io.columns import prepare_dicts
 
         prepared = prepare_dicts(qrels, run, queries, trec_order=tie_break is not None)
         per_query = _per_query(prepared, ms, layer=layer, exact=exact, progress=progress, tie_break=tie_break)
@@ -341,11 +288,11 @@ def evaluate_prepared(
     progress: bool = False,
     complete: bool = False,
 ) -> Evaluation:
-    """:func:`evaluate` on a run already joined and grouped by :func:`tieaware.columns.prepare`.
+    """:func:`evaluate` on a run already joined and grouped by :func:`tieaware.io.columns.prepare`.
 
     This is the path of ``tieaware eval``: the files are read as columns, not
     dicts, and queries are evaluated one at a time (exact mode) or all at
-    once (float mode, :mod:`tieaware.engine`).
+    once (float mode, :mod:`tieaware.runs.engine`).
     """
     ms = measure_list(measures)
     exact = flag(exact, "exact")
@@ -355,13 +302,13 @@ def evaluate_prepared(
     _check_layer(layer)
     for m in ms:
         if m.name == "RBO":
-            raise bad("measure", str(m), _NOT_ON_A_RUN)
+            raise bad("measure", str(m), NOT_ON_A_RUN)
     if not prepared.qids:
         run_qids = sorted(prepared.skipped_run, key=natural_key)[:5]
         n = len(prepared.skipped_qrels)
         raise bad("run", run_qids, f"has no query that appears in the qrels ({n} judged quer{'y' if n == 1 else 'ies'})")
     if tie_break is not None:
-        from tieaware.engine import trec_eval_view
+        from tieaware.runs.engine import trec_eval_view
 
         prepared = trec_eval_view(prepared)
     per_query = _per_query(prepared, ms, layer=layer, exact=exact, progress=progress, tie_break=tie_break)
@@ -378,7 +325,7 @@ def _per_query(
     per_query: dict[str, dict[str, Exact]] = {q: {} for q in p.qids}
     rest = list(ms)
     if layer == "fast" and not exact:
-        from tieaware import engine
+        from tieaware.runs import engine
 
         rest = []
         pieces = engine.chunks(p)  # bounded temporaries at any run size
@@ -393,8 +340,8 @@ def _per_query(
                 for q, v in zip(piece.qids, values_.tolist()):
                     per_query[q][name] = v
     if rest and layer == "fast" and exact:
-        # exact closed forms on group summaries counted in numpy (tieaware.engine.ExactQueries)
-        from tieaware.engine import EXACT_SUPPORTED, ExactQueries
+        # exact closed forms on group summaries counted in numpy (tieaware.runs.engine.ExactQueries)
+        from tieaware.runs.engine import EXACT_SUPPORTED, ExactQueries
 
         here = [m for m in rest if m.name in EXACT_SUPPORTED]
         if here:

@@ -5,10 +5,10 @@ return what ``ir_measures.calc_aggregate``, ``ir_measures.iter_calc`` and
 ``ir_measures.evaluator`` do:
 
 - *measures*: ir_measures measure objects (``ir_measures.AP@10``), tieaware
-  names (``"AP@10"``, ``"ndcg_cut_10"``) or parsed :class:`~tieaware.names.Measure`
+  names (``"AP@10"``, ``"ndcg_cut_10"``) or parsed :class:`~tieaware.model.names.Measure`
   objects, mixed freely.  Each is understood through its ir_measures name,
   ``str(measure)``; a name tieaware does not compute is refused, naming it.
-- *qrels* and *run*: anything :mod:`tieaware.inputs` reads: pytrec_eval
+- *qrels* and *run*: anything :mod:`tieaware.io.inputs` reads: pytrec_eval
   dicts, iterables of ``Qrel``/``ScoredDoc`` namedtuples, or DataFrames
   (ir_measures' ``query_id/doc_id/relevance|score`` columns, or PyTerrier's
   ``qid/docno/label|score``).
@@ -46,10 +46,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, Optional
 
-from tieaware.errors import bad
-from tieaware.exact import Exact, to_float
-from tieaware.inputs import to_qrels, to_run
-from tieaware.names import Measure, parse
+from tieaware.model.errors import bad
+from tieaware.model.exact import Exact, to_float
+from tieaware.io.inputs import to_qrels, to_run
+from tieaware.model.names import Measure, parse
 
 __all__ = ["Metric", "calc_aggregate", "iter_calc", "evaluator", "Evaluator"]
 
@@ -108,7 +108,7 @@ class Evaluator:
         self._layer = layer
 
     def _evaluate(self, run: Any):
-        from tieaware.evaluate import evaluate
+        from tieaware.runs.evaluate import evaluate
 
         parsed = [m for _, m in self._measures]
         return evaluate(

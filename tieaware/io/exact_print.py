@@ -8,7 +8,7 @@ millions of nodes; ``evalf`` and ``str`` on it take minutes.  Here:
   little above the digits asked for, and returns the decimal when both ends
   of the enclosure round to it; otherwise it doubles the precision.  So the
   printed digits are the exact value correctly rounded (half-even), as
-  :func:`tieaware.exact.to_decimal` prints them, without expanding anything;
+  :func:`tieaware.model.exact.to_decimal` prints them, without expanding anything;
 - :func:`short_form` says what an exact value is in a few characters
   (``p/q``, ``1234/1240-digit p/q``, short sympy text, or ``irrational``),
   judging sizes from bit lengths and node counts, never from ``str``;
@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.exact import Exact, is_rational, to_decimal
+from tieaware.model.exact import Exact, is_rational, to_decimal
 
 __all__ = ["decimal", "interval", "short_form", "int_text", "big_ints", "SHORT"]
 
@@ -174,7 +174,7 @@ def _fraction(raw: tuple) -> Fraction:
 def decimal(value: Exact, digits: int, *, minus: Optional[Exact] = None) -> str:
     """*value* (or *value* - *minus*) as a decimal with *digits* digits, correctly rounded.
 
-    Rationals and floats go to :func:`tieaware.exact.to_decimal`; symbolic
+    Rationals and floats go to :func:`tieaware.model.exact.to_decimal`; symbolic
     values are enclosed in intervals of rising precision until both ends
     round to the same decimal.
 

@@ -26,7 +26,7 @@ non-relevant (label 0), as in trec_eval.
 >>> trec_eval_order(run["q1"])
 ['a', 'c', 'b']
 
-Bad lines raise :class:`~tieaware.errors.TieawareError` naming the file and
+Bad lines raise :class:`~tieaware.model.errors.TieawareError` naming the file and
 line, e.g. ``run.txt:7: expected 6 columns (qid Q0 docno rank score run_id),
 got 5: 'q1 Q0 d 4 1.5'``.
 """
@@ -41,8 +41,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import IO, Union
 
-from tieaware.columns import number_text, open_binary, shorten
-from tieaware.errors import TieawareError
+from tieaware.io.text import number_text, open_binary, shorten
+from tieaware.model.errors import TieawareError
 
 __all__ = [
     "Qrels",
@@ -101,7 +101,7 @@ def parse_qrels(lines: Iterable[str], name: str = "<qrels>") -> Qrels:
     >>> parse_qrels(["q1 0 d1 -1"], "qrels.txt")
     Traceback (most recent call last):
     ...
-    tieaware.errors.TieawareError: qrels.txt:1: label must be >= 0, got '-1'
+    tieaware.model.errors.TieawareError: qrels.txt:1: label must be >= 0, got '-1'
     """
     qrels: Qrels = {}
     first_seen: dict[tuple[str, str], int] = {}
@@ -131,7 +131,7 @@ def parse_run(lines: Iterable[str], name: str = "<run>") -> Run:
     >>> parse_run(["q1 Q0 d1 1 NaN r"], "run.txt")
     Traceback (most recent call last):
     ...
-    tieaware.errors.TieawareError: run.txt:1: score is NaN, got 'NaN'; a NaN score has no place in a ranking
+    tieaware.model.errors.TieawareError: run.txt:1: score is NaN, got 'NaN'; a NaN score has no place in a ranking
     """
     run: Run = {}
     first_seen: dict[tuple[str, str], int] = {}

@@ -8,7 +8,7 @@ equally likely to come in any order):
 ((Fraction(3, 1),), (Fraction(0, 1), Fraction(1, 1), Fraction(0, 1)), (Fraction(1, 1),))
 
 Labels are graded relevance values >= 0: int, Fraction, Decimal, decimal
-string, float (read through its repr, see :mod:`tieaware.exact`), or a numpy
+string, float (read through its repr, see :mod:`tieaware.model.exact`), or a numpy
 scalar of any integer or float dtype.  A 1-d numpy array may stand for a
 ranking (each element a singleton group) or for a tie group.
 """
@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Optional, Union
 
-from tieaware.errors import bad
-from tieaware.exact import _numpy_scalar, rational
+from tieaware.model.errors import bad
+from tieaware.model.exact import _numpy_scalar, rational
 
 __all__ = ["Label", "Ranking", "Groups", "groups", "judged_groups", "label", "from_scores", "flatten"]
 
@@ -133,7 +133,7 @@ def from_scores(scores: Sequence[object], labels: Sequence[Label]) -> list:
     [Fraction(0, 1), Fraction(1, 1), [Fraction(1, 1), Fraction(2, 1)]]
 
     numpy arrays and scalars of any integer or float dtype are read exactly
-    (see :func:`tieaware.exact.rational`):
+    (see :func:`tieaware.model.exact.rational`):
 
     >>> import numpy as np
     >>> from_scores(np.array([0.9, 0.5, 0.9]), np.array([0, 1, 2]))

@@ -32,7 +32,7 @@ get_trec_results.c):
 The values themselves are whatever the caller evaluated: tie-aware by
 default, or in trec_eval's tie order.
 
->>> from tieaware.names import parse
+>>> from tieaware.model.names import parse
 >>> [trec_name(parse(n)) for n in ["AP", "AP@10", "P@5", "nDCG@10", "RR", "RR@10", "P(rel=2)@5"]]
 ['map', 'map_cut_10', 'P_5', 'ndcg_cut_10', 'recip_rank', None, None]
 >>> trec_name(parse("P(rel=2)@5"), level=2)
@@ -47,9 +47,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.errors import TieawareError, bad
-from tieaware.exact import Exact, rational, to_float
-from tieaware.names import MEASURES, Measure
+from tieaware.model.errors import TieawareError, bad
+from tieaware.model.exact import Exact, rational, to_float
+from tieaware.model.names import MEASURES, Measure
 
 __all__ = [
     "COUNTERS",
@@ -198,7 +198,7 @@ def counts_of(
     queries: Iterable[str],
     level: object = 1,
 ) -> Counts:
-    """:class:`Counts` of *queries* from tieaware's qrels and run mappings (:mod:`tieaware.trec`)."""
+    """:class:`Counts` of *queries* from tieaware's qrels and run mappings (:mod:`tieaware.io.trec`)."""
     return Counts(
         per_query={q: counts(qrels[q], run[q], level) for q in queries},
         judged_queries=len(qrels),
@@ -207,10 +207,10 @@ def counts_of(
 
 
 def counts_of_prepared(prepared: Any, qrels_table: Any, level: object = 1) -> Counts:
-    """:class:`Counts` from columns: a :class:`tieaware.columns.Prepared` and the qrels Table it was made from."""
+    """:class:`Counts` from columns: a :class:`tieaware.io.columns.Prepared` and the qrels Table it was made from."""
     import numpy as np
 
-    from tieaware.columns import number_text
+    from tieaware.io.text import number_text
 
     lvl = Fraction(level)
     relevant = np.array([v >= lvl for v in prepared.label_values], dtype=bool)
@@ -245,7 +245,7 @@ def render(
     *tally* holds the counts (:func:`counts_of`, :func:`counts_of_prepared`).
 
     >>> from fractions import Fraction as F
-    >>> from tieaware.names import parse
+    >>> from tieaware.model.names import parse
     >>> qrels = {"q1": {"a": F(1)}, "q2": {"b": F(1)}}
     >>> run = {"q1": [("a", F(1)), ("b", F(0))]}
     >>> tally = counts_of(qrels, run, ["q1"])
@@ -332,7 +332,7 @@ def expand_families(spec: str) -> str:
     >>> expand_families("P.5,5")
     Traceback (most recent call last):
     ...
-    tieaware.errors.TieawareError: -m has duplicate cutoffs (as trec_eval refuses them), got 'P.5,5'
+    tieaware.model.errors.TieawareError: -m has duplicate cutoffs (as trec_eval refuses them), got 'P.5,5'
     """
     out = []
     for token in spec.split():
@@ -356,7 +356,7 @@ def expand_families(spec: str) -> str:
 
 def _set_member(name: str) -> list[str]:
     """A member of trec_eval's measure sets in tieaware's names; [] when tieaware does not compute it."""
-    from tieaware.names import parse
+    from tieaware.model.names import parse
 
     form = _AS_TIEAWARE.get(name)
     if form is None:
@@ -386,7 +386,7 @@ def at_level(measures: Iterable[Measure], level: object) -> tuple[Measure, ...]:
     An explicit ``rel=`` is kept; nDCG has no ``rel`` (trec_eval's ndcg ignores
     the level too).
 
-    >>> from tieaware.names import parse_list
+    >>> from tieaware.model.names import parse_list
     >>> [str(m) for m in at_level(parse_list("P@5 P(rel=3)@5 nDCG@10"), 2)]
     ['P(rel=2)@5', 'P(rel=3)@5', 'nDCG@10']
     """

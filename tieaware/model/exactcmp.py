@@ -1,7 +1,7 @@
 """Exact equality and rigorous order for the irrational values DCG and nDCG produce.
 
 With the log2 discount, DCG is a rational plus Σ c_b·log(2)/log(b), and nDCG
-is a ratio of two such sums (see :mod:`tieaware.gains`).  This module turns
+is a ratio of two such sums (see :mod:`tieaware.model.gains`).  This module turns
 such a value into a :class:`Form`: a quotient of two *Laurent polynomials*
 with Fraction coefficients in the indeterminates log(b), for integers b >= 2
 that are not perfect powers (log(b**m) is rewritten m·log(b)).
@@ -37,8 +37,8 @@ from typing import Any, Union
 import mpmath
 import sympy
 
-from tieaware.errors import TieawareError, bad
-from tieaware.gains import perfect_power
+from tieaware.model.errors import TieawareError, bad
+from tieaware.model.gains import perfect_power
 
 __all__ = ["Form", "Undecided", "to_form", "compare", "interval", "dense_ranks", "MAX_PREC"]
 

@@ -8,7 +8,7 @@ sign(m2(A) - m2(B)) differ; a tie (sign 0) is its own sign, so "m1 prefers
 A, m2 scores them equal" is a disagreement.
 
 Each measure's 2**k - 1 exact values are sorted into dense integer ranks
-(:func:`tieaware.exactcmp.dense_ranks`: exact for rationals, structural
+(:func:`tieaware.model.exactcmp.dense_ranks`: exact for rationals, structural
 equality plus rigorous intervals for the log2 discount), and the counting is
 done with NumPy on the rank arrays.
 
@@ -35,12 +35,12 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from tieaware import fast
-from tieaware.errors import bad
-from tieaware.exact import rational
-from tieaware.exactcmp import dense_ranks
+from tieaware.model.errors import bad
+from tieaware.model.exact import rational
+from tieaware.model.exactcmp import dense_ranks
 from tieaware.fast.err import err
 from tieaware.fast.rbp import rbp
-from tieaware.params import flag
+from tieaware.model.params import flag
 
 __all__ = [
     "MEASURES",
@@ -128,7 +128,7 @@ def _naive_rbp(p: float) -> Naive:
 
 
 #: name -> (tieaware scorer (labels, k, R, exact), textbook float64 loop (labels, k, R)).
-#: Extends tieaware.names with ERR (and RBP(p=...), parsed separately).
+#: Extends tieaware.model.names with ERR (and RBP(p=...), parsed separately).
 MEASURES: dict[str, tuple[Scorer, Naive]] = {
     "P": (lambda v, k, R, x: fast.precision(v, k, exact=x), lambda v, k, R: sum(v[:k]) / k),
     "R": (lambda v, k, R, x: fast.recall(v, k, R, exact=x), lambda v, k, R: sum(v[:k]) / R),
@@ -289,7 +289,7 @@ def disagreement(
     *include_zero* adds the all-zero vector (2**k vectors): every measure
     scores it 0, below every other vector, so the counts stay the same and
     only the number of pairs grows; the paper's percentages use that larger
-    number.  Raises :class:`tieaware.exactcmp.Undecided` if two values cannot
+    number.  Raises :class:`tieaware.model.exactcmp.Undecided` if two values cannot
     be ordered.
     """
     specs = parse_measures(measures)

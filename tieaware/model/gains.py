@@ -23,8 +23,8 @@ from typing import Any, Union
 import sympy
 from sympy.core.basic import _args_sortkey
 
-from tieaware.errors import TieawareError, bad
-from tieaware.exact import Exact, rational
+from tieaware.model.errors import TieawareError, bad
+from tieaware.model.exact import Exact, rational
 
 __all__ = [
     "Gain",
@@ -81,7 +81,7 @@ def check_gain_domain(labels: Iterable[Fraction], gain: Gain, argument: str = "r
     >>> check_gain_domain([Fraction(1, 2)], "exp2")
     Traceback (most recent call last):
     ...
-    tieaware.errors.TieawareError: gain='exp2' needs integer labels (2**l - 1), but ranking has the label 1/2
+    tieaware.model.errors.TieawareError: gain='exp2' needs integer labels (2**l - 1), but ranking has the label 1/2
     """
     if gain == "exp2":
         for x in labels:
@@ -101,7 +101,7 @@ def check_ideal(ranking: Sequence[Fraction], ideal: Sequence[Fraction], given: o
     >>> check_ideal([Fraction(2), Fraction(1)], [Fraction(1)], [1])
     Traceback (most recent call last):
     ...
-    tieaware.errors.TieawareError: ideal cannot be the ideal of the ranking: the ranking has 1 label >= 2 but ideal has 0; it must list every judged label of the query, got [1]
+    tieaware.model.errors.TieawareError: ideal cannot be the ideal of the ranking: the ranking has 1 label >= 2 but ideal has 0; it must list every judged label of the query, got [1]
     """
     ours = sorted(ranking, reverse=True)
     best = sorted(ideal, reverse=True)

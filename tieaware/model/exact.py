@@ -27,7 +27,7 @@ from fractions import Fraction
 from numbers import Integral, Rational
 from typing import Any, Union
 
-from tieaware.errors import bad
+from tieaware.model.errors import bad
 
 __all__ = ["Exact", "rational", "to_float", "to_decimal", "to_exact_string", "is_rational", "divide"]
 

@@ -16,7 +16,7 @@ Queries are tie-broken independently, and so are two runs, so:
 :func:`spread` gives the first two for ``tieaware eval --spread``;
 :func:`compare_runs` all of them for ``tieaware compare`` (docs/uncertainty.md).
 
->>> from tieaware.trec import parse_qrels, parse_run
+>>> from tieaware.io.trec import parse_qrels, parse_run
 >>> qrels = parse_qrels(["q1 0 a 1", "q1 0 b 0"])
 >>> a = parse_run(["q1 Q0 a 1 2 A", "q1 Q0 b 2 2 A"])     # a and b tie
 >>> b = parse_run(["q1 Q0 b 1 3 B", "q1 Q0 a 2 2 B"])     # b above a
@@ -33,13 +33,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.errors import TieawareError, bad
-from tieaware.evaluate import UNJUDGED, MeasureSpec, _layer, _Unjudged, compute, exact_mean, measure_list, natural_key
-from tieaware.exact import Exact, is_rational, to_float
+from tieaware.model.errors import TieawareError, bad
+from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, _layer, _Unjudged, compute, exact_mean, measure_list, natural_key
+from tieaware.model.exact import Exact, is_rational, to_float
 from tieaware.fast.tie_spread import spread_stats, spread_stats_many
-from tieaware.names import Measure
-from tieaware.params import flag
-from tieaware.trec import Qrels, Run, run_ranking
+from tieaware.model.names import Measure
+from tieaware.model.params import flag
+from tieaware.io.trec import Qrels, Run, run_ranking
 
 __all__ = [
     "QueryStats",
@@ -91,7 +91,7 @@ def query_stats(
 ) -> QueryStats:
     """Mean, min, max, variance (and with *distribution*, the pmf) of *measure* on one ranking.
 
-    >>> from tieaware.names import parse
+    >>> from tieaware.model.names import parse
     >>> s = query_stats(parse("P@1"), [[1, 0]], [1, 0], distribution=True)
     >>> s.expected, s.worst, s.best, s.variance
     (Fraction(1, 2), Fraction(0, 1), Fraction(1, 1), Fraction(1, 4))
@@ -122,7 +122,7 @@ def _minus(a: Any, b: Any) -> Any:
 
 
 def _sign(value: Any) -> int:
-    """-1, 0 or 1, exactly for exact values (tieaware.exactcmp), within FLOAT_TIE for floats."""
+    """-1, 0 or 1, exactly for exact values (tieaware.model.exactcmp), within FLOAT_TIE for floats."""
     if isinstance(value, float):
         return 0 if abs(value) <= FLOAT_TIE else (1 if value > 0 else -1)
     if is_rational(value):
@@ -130,7 +130,7 @@ def _sign(value: Any) -> int:
     rough = to_float(value)  # evalf to 20 digits: trustworthy far from 0
     if abs(rough) > 1e-9:
         return 1 if rough > 0 else -1
-    from tieaware.exactcmp import compare
+    from tieaware.model.exactcmp import compare
 
     return compare(value, Fraction(0))
 
@@ -215,7 +215,7 @@ def evaluate_spread(
     With ``complete=True`` (trec_eval's ``-c``) every judged query missing from
     the run counts too, as a 0 that no tie-breaking moves.
 
-    >>> from tieaware.trec import parse_qrels, parse_run
+    >>> from tieaware.io.trec import parse_qrels, parse_run
     >>> qrels = parse_qrels(["q1 0 a 1"])
     >>> run = parse_run(["q1 Q0 a 1 2 A", "q1 Q0 b 2 2 A"])
     >>> s = evaluate_spread(qrels, run, "P@1")["P@1"]
@@ -255,7 +255,7 @@ def evaluate_spread_prepared(
     progress: bool = False,
     complete: bool = False,
 ) -> dict[str, Spread]:
-    """:func:`evaluate_spread` on a run already read as columns (:class:`tieaware.columns.Prepared`).
+    """:func:`evaluate_spread` on a run already read as columns (:class:`tieaware.io.columns.Prepared`).
 
     ``tieaware eval`` reads its files once, as columns; this takes each
     query's tie groups and judged labels from there instead of reading the
@@ -305,14 +305,14 @@ def _per_query_spread(prepared: Any, ms: Sequence[Measure], exact: bool, progres
 
 
 def _array_spread(prepared: Any, ms: Sequence[Measure], progress: bool) -> dict[str, dict[str, QueryStats]]:
-    """Float {qid: {measure: QueryStats}}, every query at once (:mod:`tieaware.spread_engine`).
+    """Float {qid: {measure: QueryStats}}, every query at once (:mod:`tieaware.runs.spread_engine`).
 
     A measure the array engine does not do (ERR, trec_eval's measures), or
     cannot do on these labels, is computed per query by tie_spread.
     """
     import numpy as np
 
-    from tieaware import engine, spread_engine
+    from tieaware.runs import engine, spread_engine
 
     columns: dict[str, list[list[np.ndarray]]] = {str(m): [[], [], []] for m in ms}
     slow: list[Measure] = []

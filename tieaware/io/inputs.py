@@ -1,13 +1,13 @@
 """Qrels and runs in the shapes the Python IR ecosystem passes around, converted exactly.
 
-:func:`tieaware.evaluate.evaluate` (and :func:`tieaware.calc_aggregate`) take
+:func:`tieaware.runs.evaluate.evaluate` (and :func:`tieaware.calc_aggregate`) take
 qrels and runs as any of:
 
 ========================  ===============================================  =================================================
 shape                     qrels                                            run
 ========================  ===============================================  =================================================
 pytrec_eval dicts         ``{qid: {docid: relevance}}``                    ``{qid: {docid: score}}``
-tieaware's own            the same (:data:`tieaware.trec.Qrels`)           ``{qid: [(docid, score), ...]}`` (trec.Run)
+tieaware's own            the same (:data:`tieaware.io.trec.Qrels`)           ``{qid: [(docid, score), ...]}`` (trec.Run)
 ir_measures namedtuples   ``Qrel(query_id, doc_id, relevance, ...)``       ``ScoredDoc(query_id, doc_id, score)``
 plain tuples              ``(query_id, doc_id, relevance)``                ``(query_id, doc_id, score)``
 pandas DataFrames         columns ``query_id, doc_id, relevance``          columns ``query_id, doc_id, score``
@@ -18,7 +18,7 @@ Iterables may be generators (read once).  Other DataFrame columns (such as
 ir_measures' ``iteration``) are ignored.  pandas is never imported: a
 DataFrame is recognised by its ``columns`` and ``itertuples``.
 
-**Numbers are taken exactly**, as :func:`tieaware.exact.rational` takes them:
+**Numbers are taken exactly**, as :func:`tieaware.model.exact.rational` takes them:
 ints, Fractions and Decimals as given, decimal strings as written, and a
 float (or NumPy float64) as the shortest decimal that rounds to it, its
 ``repr``.  So ``0.1`` is 1/10, and two scores tie exactly when they are the
@@ -46,9 +46,9 @@ from fractions import Fraction
 from numbers import Integral
 from typing import Any
 
-from tieaware.errors import TieawareError, bad
-from tieaware.exact import rational
-from tieaware.trec import Qrels, Run
+from tieaware.model.errors import TieawareError, bad
+from tieaware.model.exact import rational
+from tieaware.io.trec import Qrels, Run
 
 __all__ = ["to_qrels", "to_run", "number"]
 
@@ -66,7 +66,7 @@ def number(value: Any, where: str) -> Fraction:
     >>> number(float("nan"), "run['q1']['d1']")
     Traceback (most recent call last):
     ...
-    tieaware.errors.TieawareError: run['q1']['d1'] must be a finite number, got nan
+    tieaware.model.errors.TieawareError: run['q1']['d1'] must be a finite number, got nan
     """
     if isinstance(value, float) and type(value) is not float:
         value = float(value)  # NumPy float64: its repr is not a number in NumPy 2
@@ -117,7 +117,7 @@ def _check_container(data: Any, argument: str, example: str) -> None:
             argument,
             data if not isinstance(data, str) else data[:60],
             f"must be {example}, an iterable of ir_measures namedtuples, or a DataFrame "
-            "(read a TREC file with tieaware.trec.read_" + argument + ")",
+            "(read a TREC file with tieaware.io.trec.read_" + argument + ")",
         )
 
 
@@ -129,7 +129,7 @@ def to_qrels(data: Any) -> Qrels:
     >>> to_qrels([("q1", "d1", 1), ("q1", "d1", 0)])
     Traceback (most recent call last):
     ...
-    tieaware.errors.TieawareError: qrels judges doc 'd1' of query 'q1' twice, got ('q1', 'd1', 0)
+    tieaware.model.errors.TieawareError: qrels judges doc 'd1' of query 'q1' twice, got ('q1', 'd1', 0)
     """
     _check_container(data, "qrels", "a dict {qid: {docid: relevance}}")
     out: Qrels = {}
@@ -139,7 +139,7 @@ def to_qrels(data: Any) -> Qrels:
             if not isinstance(judged, Mapping):
                 raise bad(f"qrels[{q!r}]", judged, "must be a dict {docid: relevance}")
             if _native_qrels(judged):
-                out[q] = judged  # already tieaware's own form (as tieaware.trec reads it): no copy
+                out[q] = judged  # already tieaware's own form (as tieaware.io.trec reads it): no copy
                 continue
             out[q] = {_id(d, f"qrels[{q!r}] doc id"): _label(v, q, d) for d, v in judged.items()}
         return out
@@ -204,7 +204,7 @@ def to_run(data: Any) -> Run:
 def _scored(scored: Any, qid: str) -> list[tuple[str, Fraction]]:
     """One query's docs: a dict {docid: score} (pytrec_eval) or [(docid, score), ...] (tieaware)."""
     if _native_run(scored):
-        return scored  # already tieaware's own form (as tieaware.trec reads it): no copy
+        return scored  # already tieaware's own form (as tieaware.io.trec reads it): no copy
     if isinstance(scored, Mapping):
         pairs: Iterable[Any] = scored.items()
     elif isinstance(scored, Iterable) and not isinstance(scored, (str, bytes)):

@@ -4,7 +4,7 @@
 maximum and variance of the value over the uniformly random tie-breaking.
 :mod:`tieaware.fast.tie_spread` computes them one query at a time in Python;
 this module computes them for every tie group of every query at once from
-the same arrays as :mod:`tieaware.engine`, with closed forms per group (the
+the same arrays as :mod:`tieaware.runs.engine`, with closed forms per group (the
 groups of a query are ordered independently, so per query the minima,
 maxima and variances add up over its groups):
 
@@ -34,8 +34,8 @@ run in extended precision; tests/test_spread_engine.py checks every query
 against tie_spread's exact values.
 
 >>> import io
->>> from tieaware.columns import prepare, read_table
->>> from tieaware.names import parse
+>>> from tieaware.io.columns import prepare, read_table
+>>> from tieaware.model.names import parse
 >>> qrels = read_table(io.BytesIO(b"q1 0 a 1\\n"), "qrels")
 >>> run = read_table(io.BytesIO(b"q1 Q0 a 1 2 r\\nq1 Q0 b 2 2 r\\n"), "run")
 >>> worst, best, var = stats(prepare(qrels, run), parse("P@1"))
@@ -50,9 +50,9 @@ from typing import Optional
 
 import numpy as np
 
-from tieaware.columns import Prepared
-from tieaware.engine import _expand, _gain_sums, _Groups, _ideal
-from tieaware.names import Measure
+from tieaware.io.columns import Prepared
+from tieaware.runs.engine import _expand, _gain_sums, _Groups, _ideal
+from tieaware.model.names import Measure
 
 __all__ = ["SUPPORTED", "stats"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any, NamedTuple, Union
 
-from tieaware.errors import bad
+from tieaware.model.errors import bad
 
 __all__ = [
     "measure_pair",
@@ -204,7 +204,7 @@ def measure_pair(measure: Any, ranking: object) -> tuple[object, object, Any, st
 
     Both layers' worst/best/variance take RBO this way; the checks live here once.
 
-    >>> from tieaware.names import parse
+    >>> from tieaware.model.names import parse
     >>> measure_pair(parse("RBO(p=0.5)"), (["a"], ["b"]))
     (['a'], ['b'], Fraction(1, 2), 'ext')
     """

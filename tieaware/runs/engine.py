@@ -1,7 +1,7 @@
 """The vectorised tie-aware float engine: every query at once, in numpy.
 
 The rows of a run, joined to the qrels and grouped by tied score
-(:class:`tieaware.columns.Prepared`), are summarised per tie group (size n,
+(:class:`tieaware.io.columns.Prepared`), are summarised per tie group (size n,
 relevant count r, gain sum G, start rank t inside its query).  Each
 measure's closed form (the same ones :mod:`tieaware.fast` proves, see
 docs/eval.md) is then evaluated in array form across all groups of all
@@ -21,14 +21,14 @@ Prefix sums (H, C) are accumulated in extended precision so that their
 differences keep ~1e-16 relative accuracy; tests/test_engine.py checks every
 query against the exact layer to 1e-12.  Measures the engine does not know
 (ERR when a group with relevant members of several grades has over 64 slots
-within the cutoff, and any measure added to :func:`tieaware.evaluate.compute` later)
+within the cutoff, and any measure added to :func:`tieaware.runs.evaluate.compute` later)
 return None from :func:`values`, and the caller evaluates them per query.
 
 >>> import io
->>> from tieaware.columns import prepare, read_table
+>>> from tieaware.io.columns import prepare, read_table
 >>> qrels = read_table(io.BytesIO(b"q1 0 a 1\\nq1 0 x 1\\n"), "qrels")
 >>> run = read_table(io.BytesIO(b"q1 Q0 a 1 2 r\\nq1 Q0 b 2 2 r\\n"), "run")
->>> from tieaware.names import parse
+>>> from tieaware.model.names import parse
 >>> float(values(prepare(qrels, run), parse("AP"))[0])    # (1/2·1 + 1/2·1/2)/2 = 3/8
 0.375
 """
@@ -40,8 +40,8 @@ from typing import Optional
 
 import numpy as np
 
-from tieaware.columns import Prepared
-from tieaware.names import Measure
+from tieaware.io.columns import Prepared
+from tieaware.model.names import Measure
 
 __all__ = ["SUPPORTED", "EXACT_SUPPORTED", "values", "chunks", "trec_eval_view", "ExactQueries"]
 
@@ -53,7 +53,7 @@ def trec_eval_view(p: Prepared) -> Prepared:
     """The same rows in trec_eval's order, every document its own group (tie-oblivious).
 
     >>> import io
-    >>> from tieaware.columns import prepare, read_table
+    >>> from tieaware.io.columns import prepare, read_table
     >>> qrels = read_table(io.BytesIO(b"q1 0 a 1\\n"), "qrels")
     >>> run = read_table(io.BytesIO(b"q1 Q0 a 1 2 r\\nq1 Q0 b 2 2 r\\n"), "run")
     >>> trec_eval_view(prepare(qrels, run)).label.tolist()    # b before a: docno descending
@@ -86,7 +86,7 @@ def chunks(p: Prepared, rows: Optional[int] = None) -> list[Prepared]:
     """*p* cut into runs of whole consecutive queries of about *rows* rows each (one piece if small).
 
     >>> import io
-    >>> from tieaware.columns import prepare, read_table
+    >>> from tieaware.io.columns import prepare, read_table
     >>> qrels = read_table(io.BytesIO(b"q1 0 a 1\\nq2 0 a 1\\n"), "qrels")
     >>> run = read_table(io.BytesIO(b"q1 Q0 a 1 2 r\\nq2 Q0 a 1 2 r\\nq2 Q0 b 1 1 r\\n"), "run")
     >>> [c.qids for c in chunks(prepare(qrels, run), rows=1)]
@@ -476,7 +476,7 @@ class ExactQueries:
     kernels, fed with group summaries (start, size, relevant count, gain
     sum) counted in numpy, so no label is converted or compared per document.
     The values are the fast layer's, exactly (tests/test_engine.py checks
-    ``==`` against :func:`tieaware.evaluate.compute`).
+    ``==`` against :func:`tieaware.runs.evaluate.compute`).
     """
 
     def __init__(self, p: Prepared):
@@ -550,7 +550,7 @@ class ExactQueries:
         if m.name != "RBP":
             return None
         from tieaware.fast.rbp import _exact_sum
-        from tieaware.params import probability
+        from tieaware.model.params import probability
 
         p = probability(m.param("p", Fraction(4, 5)))
         spans = []
@@ -588,9 +588,9 @@ class ExactQueries:
         return total / num_rel
 
     def _dcg(self, i: int, m: Measure, lo: int, hi: int, starts: list, sizes: list):
-        from tieaware.exact import divide
+        from tieaware.model.exact import divide
         from tieaware.fast.kernels import mean_gain
-        from tieaware.gains import discounted_sum, gain_function
+        from tieaware.model.gains import discounted_sum, gain_function
 
         gain = gain_function(m.gain)
         present = [j for j, x in enumerate(self.values)]

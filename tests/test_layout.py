@@ -1,0 +1,152 @@
+"""The house: every module sits in a room, imports only the rooms below it, and no import cycle exists.
+
+The rooms, lowest first (README.md, "The house"):
+
+- model: the tied ranking, exact numbers, names (imports nothing else of tieaware);
+- fast and reference: the two layers (model only; never each other);
+- io: readers and writers (model only); testing: strategies (model, reference);
+- proofs: theorems (fast, reference, model, testing);
+- runs: whole runs (model, io, and fast's kernels);
+- analysis, check, vectors: applications;
+- benchmarks, commands and the console entry point on top.
+
+Imports inside functions count: a lazy import is still an arrow.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FOLDERS = {"tieaware": ROOT / "tieaware", "tieaware.fast": ROOT / "fast", "tieaware.reference": ROOT / "reference", "tieaware.proofs": ROOT / "proofs"}
+
+#: room -> the rooms it may import (itself always allowed)
+ALLOWED = {
+    "model": set(),
+    "fast": {"model"},
+    "reference": {"model"},
+    "io": {"model"},
+    "testing": {"model", "reference"},
+    "proofs": {"model", "fast", "reference", "testing"},
+    "runs": {"model", "io", "fast", "reference"},
+    "analysis": {"model", "io", "fast", "reference", "runs"},
+    "check": {"model", "io", "fast", "reference", "runs", "testing"},
+    "vectors": {"model", "io", "fast", "reference", "runs", "testing", "check"},
+    "package": {"model", "io", "runs", "fast", "reference", "proofs", "testing", "check", "vectors"},  # tieaware/__init__.py
+    "data": set(),
+    "benchmarks": {"model", "io", "fast", "reference", "proofs", "runs", "testing", "analysis", "check", "vectors", "commands"},
+    "commands": {"model", "io", "fast", "reference", "proofs", "runs", "testing", "analysis", "check", "vectors", "benchmarks"},
+}
+
+
+def _modules() -> dict[str, pathlib.Path]:
+    out = {}
+    for dotted, folder in FOLDERS.items():
+        for path in folder.rglob("*.py"):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            name = ".".join([dotted, *parts])
+            if not name.startswith(("tieaware.fast", "tieaware.reference", "tieaware.proofs")) and dotted == "tieaware" and folder != FOLDERS["tieaware"]:
+                continue
+            out[name] = path
+    return out
+
+
+def room(module: str) -> str:
+    """The room of a dotted module name.
+
+    >>> room("tieaware.io.columns"), room("tieaware.strategies"), room("tieaware.cli")
+    ('io', 'testing', 'commands')
+    """
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "package"
+    top = parts[1]
+    if top in ("strategies",):
+        return "testing"  # the public face of tieaware.testing
+    if top in ("cli", "__main__"):
+        return "commands"
+    return top
+
+
+def _imports(path: pathlib.Path, modules: dict[str, pathlib.Path]) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for n in names:
+            if n in modules:
+                found.add(n)
+    return found
+
+
+MODULES = _modules()
+GRAPH = {m: _imports(p, MODULES) - {m} for m, p in MODULES.items()}
+
+
+def test_every_module_has_a_known_room():
+    unknown = sorted(m for m in MODULES if room(m) not in ALLOWED)
+    assert not unknown, f"modules outside the rooms the README lists: {unknown}"
+
+
+def test_tieaware_root_holds_only_the_public_surface():
+    # The root keeps the public API, the console entry point and the public strategies; everything else is in a room.
+    loose = sorted(p.name for p in FOLDERS["tieaware"].glob("*.py"))
+    assert loose == ["__init__.py", "__main__.py", "cli.py", "strategies.py"]
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_follow_the_rooms(module):
+    mine = room(module)
+    wrong = sorted(
+        target
+        for target in GRAPH[module]
+        if room(target) != mine and room(target) not in ALLOWED[mine] and target != "tieaware"
+    )
+    assert not wrong, f"{module} ({mine}) imports {wrong}, above or beside it"
+
+
+def test_package_imports_only_what_it_must():
+    # `import tieaware` is the model's errors, numbers and ranking; the rest is imported on first use.
+    eager = {n.module for n in ast.parse((FOLDERS["tieaware"] / "__init__.py").read_text()).body if isinstance(n, ast.ImportFrom)}
+    assert {room(m) for m in eager if m} <= {"model"}
+
+
+def test_no_import_cycle():
+    seen: dict[str, int] = {}  # 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def visit(u: str) -> None:
+        seen[u] = 1
+        stack.append(u)
+        for v in sorted(GRAPH[u]):
+            # a package's own __init__ importing its children is not a cycle of rooms
+            if u.startswith(v + ".") or v == "tieaware":
+                continue
+            if seen.get(v) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(v):] + [v]))
+            if v not in seen:
+                visit(v)
+        stack.pop()
+        seen[u] = 2
+
+    for m in sorted(GRAPH):
+        if m not in seen:
+            visit(m)
+
+
+def test_readme_house_table_matches_the_folders():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## The house", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"\[`(tieaware/[a-z_]+/|fast/|reference/|proofs/|tests/|notebooks/)`\]", section))
+    rooms = {f"tieaware/{p.name}/" for p in FOLDERS["tieaware"].iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
+    assert rooms | {"fast/", "reference/", "proofs/", "tests/", "notebooks/"} == listed

@@ -1,0 +1,109 @@
+"""A measure, by name, on one tied ranking: which function of a layer, with which parameters.
+
+:func:`measure_value` maps a parsed measure (``AP@10``, ``P(rel=2)@5``,
+``nDCG(dcg='exp-log2')@10``...) to the layer function of the same meaning and
+passes the query's judgements as each expects (num_rel, nDCG's ideal, ERR's
+g_max, Bpref's judged non-relevant count).  Both layers and the whole-run
+code share it, so a measure name means the same everywhere.
+
+>>> from tieaware import fast
+>>> measure_value(fast, "P@2", [[1, 0], 1])
+Fraction(1, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any, Optional, Union
+
+from tieaware.model.errors import bad
+from tieaware.model.exact import Exact
+from tieaware.model.names import Measure, parse
+from tieaware.model.params import flag
+from tieaware.model.ranking import Ranking, label
+
+__all__ = ["measure_value", "UNJUDGED", "NOT_ON_A_RUN"]
+
+NOT_ON_A_RUN = "cannot be computed on one run ranking (RBO compares two rankings; use `tieaware rbo`)"
+
+
+def measure_value(
+    layer: Any,
+    measure: Union[Measure, str],
+    ranking: Ranking,
+    *,
+    num_rel: Optional[int] = None,
+    ideal: Optional[Sequence[object]] = None,
+    exact: bool = True,
+) -> Exact:
+    """The value of one *measure* on one tied *ranking*, through *layer* (a layer module).
+
+    Each measure name maps to one function of the layer, called with the
+    measure's parameters; *layer* is ``tieaware.fast`` or ``tieaware.reference``
+    (or anything with their function names), so this module imports neither.
+
+    *ideal* is every judged label of the query.  It is nDCG's ideal ranking,
+    and when *num_rel* is None it also gives num_rel for R, F1 and AP: the
+    labels >= the measure's ``rel``.  Without either, the ranking's own labels
+    are used (each layer's default).
+
+    >>> from tieaware import fast, reference
+    >>> measure_value(fast, "AP", [[1, 0], 1], ideal=[1, 1, 2])   # (5/9 + 7/18) / 2
+    Fraction(17, 36)
+    >>> measure_value(reference, "R(rel=2)@1", [[1, 0], 2], ideal=[1, 2])
+    Fraction(0, 1)
+    >>> measure_value(fast, "RBP(p=0.5)", [[1, 0], 1])    # mean of 5/8 (1 0 1) and 3/8 (0 1 1)
+    Fraction(1, 2)
+    >>> measure_value(fast, "nDCG@2", [[1, 0]], exact=False)
+    0.8154648767857288
+
+    RBO compares two rankings, so it has no value here:
+
+    >>> measure_value(fast, "RBO", [1])
+    Traceback (most recent call last):
+    ...
+    tieaware.model.errors.TieawareError: measure cannot be computed on one run ranking (RBO compares two rankings; ...
+    """
+    m = measure if isinstance(measure, Measure) else parse(measure)
+    mod = layer
+    exact = flag(exact, "exact")
+    if m.name == "RBO":
+        raise bad("measure", str(m), NOT_ON_A_RUN)
+    labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    if num_rel is None and labels is not None:
+        num_rel = sum(1 for x in labels if x >= m.rel)
+    if m.name == "P":
+        return mod.precision(ranking, m.k, rel=m.rel, exact=exact)
+    if m.name == "R":
+        return mod.recall(ranking, m.k, num_rel, rel=m.rel, exact=exact)
+    if m.name == "F1":
+        return mod.f1(ranking, m.k, num_rel, rel=m.rel, exact=exact)
+    if m.name == "AP":
+        return mod.average_precision(ranking, m.k, num_rel, rel=m.rel, exact=exact)
+    if m.name == "RR":
+        return mod.reciprocal_rank(ranking, m.k, rel=m.rel, exact=exact)
+    if m.name == "nDCG":
+        return mod.ndcg(ranking, m.k, labels, gain=m.gain, exact=exact)
+    if m.name == "DCG":
+        return mod.dcg(ranking, m.k, gain=m.gain, exact=exact)
+    if m.name == "RBP":
+        return mod.rbp(ranking, m.param("p", Fraction(4, 5)), m.k, rel=m.rel, exact=exact)
+    if m.name == "ERR":
+        # g_max is the query's best judged grade, as in Chapelle et al.; the ranking's own otherwise.
+        ceiling = None if not labels else max(1, int(max(labels)))
+        return mod.err(ranking, m.k, max_label=ceiling, exact=exact)
+    if m.name == "Rprec":
+        return mod.r_precision(ranking, num_rel, rel=m.rel, exact=exact)
+    if m.name == "Success":
+        return mod.success(ranking, m.k, rel=m.rel, exact=exact)
+    if m.name == "Judged":
+        return mod.judged(ranking, m.k, exact=exact)  # None marks an unjudged document (see UNJUDGED)
+    if m.name == "Bpref":
+        nonrel = None if labels is None else sum(1 for x in labels if x < m.rel)
+        return mod.bpref(ranking, num_rel, nonrel, rel=m.rel, exact=exact)
+    raise bad("measure", str(m), "is not evaluable on a run")  # a name added to names.MEASURES but not here
+
+
+#: Measures that tell an unjudged document (label None) from a judged non-relevant one.
+UNJUDGED = frozenset({"Judged", "Bpref"})
