@@ -23,7 +23,7 @@ from tieaware.model.errors import bad
 from tieaware.io.columns import Prepared, prepare, read_table
 from tieaware.runs.evaluate import LAYERS, Evaluation, evaluate_prepared, measure_list
 from tieaware.model.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
-from tieaware.io.exact_print import big_ints, decimal, short_form
+from tieaware.io.exact_print import big_ints, decimal, short_form, signed
 from tieaware.io.trec_format import (
     TREC_DEFAULT,
     at_level,
@@ -292,20 +292,19 @@ def _difference(a: Exact, b: Exact) -> Exact:
 
 
 def _signed(a: Exact, b: Exact, digits: int) -> str:
-    """a - b with its sign; "0" only when it is exactly zero.  Symbolic values are
-    compared structurally (canonical forms, see tieaware.model.gains) and their
-    difference printed by interval arithmetic, never expanded."""
+    """a - b with its sign, the exact difference's even when its digits round to zero
+    (-0.0000); "0" only when it is exactly zero.  Symbolic values are compared
+    structurally (canonical forms, see tieaware.model.gains) and their difference
+    printed by interval arithmetic, never expanded."""
     if (is_rational(a) and is_rational(b)) or isinstance(a, float):
         if a == b:
             return "0"
-        text = decimal(a - b, digits)
-    else:
-        import sympy
+        return signed(a - b, digits)
+    import sympy
 
-        if sympy.sympify(a) == sympy.sympify(b):
-            return "0"
-        text = decimal(a, digits, minus=b)
-    return text if text.startswith("-") else "+" + text
+    if sympy.sympify(a) == sympy.sympify(b):
+        return "0"
+    return signed(a, digits, minus=b)
 
 
 def _count(n: int, one: str, many: str) -> str:

@@ -33,7 +33,7 @@ from typing import Any, Optional
 
 from tieaware.model.exact import Exact, is_rational, to_decimal
 
-__all__ = ["decimal", "interval", "short_form", "int_text", "big_ints", "SHORT"]
+__all__ = ["decimal", "signed", "interval", "short_form", "int_text", "big_ints", "SHORT"]
 
 #: Exact forms longer than this are abbreviated in the table.
 SHORT = 44
@@ -204,3 +204,40 @@ def decimal(value: Exact, digits: int, *, minus: Optional[Exact] = None) -> str:
     # the value sits on a rounding boundary at every precision tried (it may be exactly 0 or a tie)
     exact = a if b is None else a - b
     return to_decimal(exact, digits)
+
+
+def signed(value: Exact, digits: int, *, minus: Optional[Exact] = None) -> str:
+    """*value* - *minus* as :func:`decimal` prints it, with its sign always written: ``+0.0417``, ``-0.0417``.
+
+    The sign is the exact value's, also when the digits round to zero: a
+    difference of -10**-9 prints as ``-0.0000``, not ``+0.0000`` (and not
+    ``0.0000``, which would say "equal").  An exact zero prints as ``0.0000``
+    without a sign; so does a symbolic difference whose sign intervals
+    cannot settle (a zero that is not structurally zero).
+
+    >>> import sympy
+    >>> signed(sympy.log(2) / sympy.log(3), 4, minus=Fraction(2, 3)), signed(Fraction(1, 3), 4, minus=Fraction(1, 3) + Fraction(1, 10**9))
+    ('-0.0357', '-0.0000')
+    """
+    text = decimal(value, digits, minus=minus).lstrip("-")
+    if all(is_rational(v) or isinstance(v, float) for v in (value, Fraction(0) if minus is None else minus)):
+        difference = Fraction(value) - Fraction(0 if minus is None else minus)
+        return ("-" if difference < 0 else "+" if difference > 0 else "") + text
+    import sympy
+
+    a = sympy.sympify(value)
+    if minus is not None:
+        b = sympy.sympify(minus)
+    prec = int(digits * 3.33) + 64
+    for _ in range(8):
+        cache: dict = {}
+        box = interval(a, prec, cache)
+        if minus is not None:
+            box = box - interval(b, prec, cache)
+        low, high = (_fraction(end) for end in box._mpi_)
+        if low > 0:
+            return "+" + text
+        if high < 0:
+            return "-" + text
+        prec *= 2
+    return text

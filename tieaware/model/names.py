@@ -37,14 +37,23 @@ trec_eval's names are accepted as aliases: ``P_5``, ``recall_10``, ``map``,
 ``map_cut_100``, ``recip_rank``, ``ndcg``, ``ndcg_cut_10``.  Names are
 case-insensitive (``p@5``, ``MRR``, ``ndcg@10``); an unknown name suggests
 the closest known one.  Parameters are checked when the name is parsed
-(``RBP(p=1.5)`` is refused there, not when the first query is evaluated).
+(``RBP(p=1.5)`` is refused there, not when the first query is evaluated),
+and a parameter given twice is refused.
+
+``str(m)`` is the canonical name, and ``parse(str(m)) == m``: the name that
+keys results names the measure computed.  A terminating value prints as a
+decimal with every digit (``RBP(p=0.04)``, as ir_measures writes it; from
+six zeros after the point on, ``1e-7``), any other as ``p/q``
+(``RBP(p=1/3)``); parameters in alphabetical order.
+
+>>> str(parse("rbp(rel=2, p=1/25)@10"))
+'RBP(p=0.04,rel=2)@10'
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -111,17 +120,45 @@ class Measure:
 
 
 def _show(value: Any) -> str:
+    """A parameter value as :func:`parse` reads it back to the same value.
+
+    >>> _show(Fraction(1, 25)), _show(Fraction(1, 3)), _show(Fraction(5, 2)), _show("exp-log2")
+    ('0.04', '1/3', '2.5', "'exp-log2'")
+    """
     if isinstance(value, Fraction):
         if value.denominator == 1:
             return str(value.numerator)
-        d = value.denominator
-        while d % 2 == 0:
-            d //= 2
-        while d % 5 == 0:
-            d //= 5
-        # a terminating decimal prints as ir_measures writes it: p=0.8, not p=4/5
-        return str(Decimal(value.numerator) / Decimal(value.denominator)) if d == 1 else str(value)
+        return _terminating(value) or str(value)
     return f"'{value}'" if isinstance(value, str) and "-" in value else str(value)
+
+
+def _terminating(value: Fraction) -> Optional[str]:
+    """*value* as a decimal with every digit exact, or None when it does not terminate.
+
+    Plain (p=0.8, as ir_measures writes it) unless it starts with more than 5
+    zeros after the point (p=1e-30).  Not through :class:`decimal.Decimal`
+    division, which rounds to 28 digits: ``RBP(p=1/2**60)`` would print as a
+    p it does not use.
+
+    >>> _terminating(Fraction(1, 2**60)), _terminating(Fraction(3, 400)), _terminating(Fraction(1, 3))
+    ('8.67361737988403547205962240695953369140625e-19', '0.0075', None)
+    """
+    d, places = value.denominator, 0
+    for prime in (2, 5):
+        count = 0
+        while d % prime == 0:
+            d //= prime
+            count += 1
+        places = max(places, count)
+    if d != 1:
+        return None
+    sign = "-" if value < 0 else ""
+    # value * 10**places is an integer; it ends in a non-zero digit unless places == 0
+    digits = str(abs(value.numerator) * 10**places // value.denominator)
+    if places > len(digits) + 5:
+        return f"{sign}{digits[0]}{'.' + digits[1:] if len(digits) > 1 else ''}e-{places - len(digits) + 1}"
+    digits = digits.rjust(places + 1, "0")
+    return sign + (digits[:-places] + "." + digits[-places:] if places else digits)
 
 
 def _param(measure: str, key: str, raw: str) -> Any:
@@ -191,6 +228,8 @@ def parse(text: str) -> Measure:
         key = key.strip()
         if not eq or key not in allowed:
             raise bad("measure", text, f"has parameter {part.strip()!r}; {name} takes {sorted(allowed) or 'none'}")
+        if any(key == seen for seen, _ in params):
+            raise bad("measure", text, f"gives {key} twice")
         params.append((key, _param(text, key, raw)))
     return Measure(name, k, tuple(sorted(params)))
 
