@@ -15,13 +15,37 @@ a-variant's MAX, EXT and RES; see docs/rbo.md.
 Fraction(17, 24)
 """
 
-from tieaware.fast.measures import average_precision, dcg, f1, ndcg, precision, recall, reciprocal_rank
-from tieaware.fast.rank_biased_overlap import rbo, rbo_bounds, rbo_expected, rbo_expected_bounds
-from tieaware.fast.rbo_uncertainty import rbo_best, rbo_variance, rbo_worst
-from tieaware.fast.uncertainty import best, best_ordering, distribution, variance, worst, worst_ordering
-from tieaware.fast.trec_measures import bpref, judged, r_precision, success
+import importlib
+from typing import Any
+
+# rbp and err are imported now: their modules share their names, and a later import of the module
+# would otherwise leave the module, not the function, as tieaware.fast.rbp.  They load no sympy.
 from tieaware.fast.rbp import rbp, rbp_residual
 from tieaware.fast.err import err
+
+# The rest load when first used: the float engine imports tieaware.fast.kernels, and importing this
+# package must not pull in sympy (measures, rbo and uncertainty do) for a float evaluation.
+_LAZY = {
+    **dict.fromkeys(("average_precision", "dcg", "f1", "ndcg", "precision", "recall", "reciprocal_rank"), "measures"),
+    **dict.fromkeys(("rbo", "rbo_bounds", "rbo_expected", "rbo_expected_bounds"), "rank_biased_overlap"),
+    **dict.fromkeys(("rbo_best", "rbo_variance", "rbo_worst"), "rbo_uncertainty"),
+    **dict.fromkeys(("best", "best_ordering", "distribution", "variance", "worst", "worst_ordering"), "uncertainty"),
+    **dict.fromkeys(("bpref", "judged", "r_precision", "success"), "trec_measures"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tieaware.fast' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"tieaware.fast.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "precision",

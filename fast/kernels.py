@@ -1,34 +1,70 @@
-"""Per-group closed forms (McSherry & Najork 2008), generic in the number type.
+"""Per-group closed forms (McSherry & Najork 2008), written once for every kind of number.
 
 A tie group occupies ranks t+1 .. t+n and holds r relevant documents.  Every
-kernel here is plain arithmetic, so it runs on Fractions (exact mode), floats
-(float mode) and sympy symbols (:mod:`tieaware.proofs` calls these very
-functions to prove them equal to the expectations).  Callers must pass at
-least one of r, n as a Fraction, float or symbol: never two Python ints,
-which would divide into a float.
+kernel here is written over :mod:`tieaware.fast.arith`, which picks its
+arithmetic from the arguments: Fractions (exact mode and the exact whole-run
+path), floats (float mode), numpy arrays with one element per group of every
+query (the engines in :mod:`tieaware.runs`) and sympy symbols
+(:mod:`tieaware.proofs` proves these very functions).  So the number a user
+reads is computed by the code the proofs check.  Callers pass at least one of
+r, n as a Fraction, float, array or symbol: never only Python ints, which
+would divide into a float.  Callers look the kernels up in this module when
+they call them (``kernels.ap_group(...)``), so there is one object of each.
+
+Per group: :func:`within` (slots within the cutoff), :func:`expected_hits`,
+:func:`ap_group` (AP's harmonic-sum form), :func:`rr_group` (the
+first-relevant recursion), :func:`dcg_group` (mean gain × discount span),
+:func:`rbp_group`.  Per query, the final combinations: :func:`precision_value`,
+:func:`recall_value`, :func:`f1_value`, :func:`ap_value`, :func:`ndcg_value`.
 
 >>> from fractions import Fraction as F
 >>> expected_hits(2, F(1), F(3))
 Fraction(2, 3)
+>>> import numpy as np
+>>> expected_hits(within(np.array([0.0, 2.0]), np.array([3.0, 3.0]), 3), np.array([1.0, 3.0]), np.array([3.0, 3.0]))
+array([1., 1.])
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
+
+from tieaware.fast.arith import of
 
 __all__ = [
+    "within",
     "expected_hits",
     "pair_fraction",
     "ap_slot",
+    "ap_group",
     "survival_step",
     "first_relevant_step",
     "rr_step",
-    "first_relevant_weights",
     "rr_group",
     "mean_gain",
+    "dcg_group",
+    "rbp_group",
+    "precision_value",
+    "recall_value",
+    "f1_value",
+    "ap_value",
+    "ndcg_value",
 ]
 
-Num = Any  # Fraction, float or sympy expression
+Num = Any  # Fraction, float, numpy array or sympy expression
+
+
+def within(t: Num, n: Num, k: Optional[Num]) -> Num:
+    """How many of a group's n slots (ranks t+1 .. t+n) lie within the cutoff k: clip(k - t, 0, n).
+
+    ``k=None`` means no cutoff: all n.
+
+    >>> within(2, 3, 4), within(2, 3, None), within(5, 3, 4)
+    (2, 3, 0)
+    """
+    if k is None:
+        return n
+    return of(t, n, k).clip(k - t, 0, n)
 
 
 def expected_hits(m: Num, r: Num, n: Num) -> Num:
@@ -48,15 +84,14 @@ def pair_fraction(r: Num, n: Num) -> Num:
     """P(another given slot is relevant | this slot is relevant) = (r-1)/(n-1).
 
     For a singleton group there is no other slot; the paper's 0/0 is
-    multiplied by a slot count of 0, so 0 is returned.
+    multiplied by a slot count of 0, so 0 is returned (a ratio with
+    denominator 0 is 0).
 
     >>> from fractions import Fraction as F
     >>> pair_fraction(F(2), F(5)), pair_fraction(F(1), F(1))
-    (Fraction(1, 4), 0)
+    (Fraction(1, 4), Fraction(0, 1))
     """
-    if n == 1:
-        return 0
-    return (r - 1) / (n - 1)
+    return of(r, n).ratio(r - 1, n - 1)
 
 
 def ap_slot(j: Num, t: Num, before: Num, r: Num, n: Num) -> Num:
@@ -66,13 +101,36 @@ def ap_slot(j: Num, t: Num, before: Num, r: Num, n: Num) -> Num:
     probability r/n; given that, the j - t - 1 group slots above it hold
     (j - t - 1)(r - 1)/(n - 1) relevant documents on average (the pair
     lemma), so P@j averages (before + that + 1)/j.  This is the paper's
-    AP term with its stray parenthesis removed.
+    AP term with its stray parenthesis removed; :func:`ap_group` sums it
+    over a group's ranks in closed form (theorem "AP harmonic sum").
 
     >>> from fractions import Fraction as F
     >>> ap_slot(2, 0, 0, F(1), F(2))    # one relevant of two at ranks 1-2, rank 2
     Fraction(1, 4)
     """
     return r / n * (before + 1 + (j - t - 1) * pair_fraction(r, n)) / j
+
+
+def ap_group(t: Num, last: Num, before: Num, r: Num, n: Num) -> Num:
+    """Σ_{j=t+1..last} ap_slot(j, t, before, r, n): a group's part of num_rel·E[AP@k], in closed form.
+
+    ap_slot(j) = (r/n)·(before + 1 + (j - t - 1)·π)/j with π = pair_fraction(r, n)
+    splits into (r/n)·((before + 1 - (t + 1)·π)/j + π), so the group's ranks
+    need one harmonic span H = Σ_{j=t+1..last} 1/j:
+
+        (r/n)·((before + 1 - (t + 1)·π)·H + π·(last - t)).
+
+    *last* is the group's last rank within the cutoff (t when none is).
+    Exact mode sums H by binary splitting, the engines by a prefix table in
+    extended precision, the proofs as harmonic(last) - harmonic(t).
+
+    >>> from fractions import Fraction as F
+    >>> ap_group(0, 2, 0, F(1), F(2)) == ap_slot(1, 0, 0, F(1), F(2)) + ap_slot(2, 0, 0, F(1), F(2))
+    True
+    """
+    A = of(t, last, before, r, n)
+    p = pair_fraction(r, n)
+    return r / n * ((before + 1 - (t + 1) * p) * A.harmonic(t, last) + p * (last - t))
 
 
 def survival_step(x: Num, r: Num, n: Num) -> Num:
@@ -91,8 +149,9 @@ def survival_step(x: Num, r: Num, n: Num) -> Num:
 def first_relevant_step(none_yet: Num, x: Num, r: Num, n: Num) -> tuple[Num, Num]:
     """One step of the paper's recursion: from f(x-1) to (P(first relevant at slot x), f(x)).
 
-    The loops below are folds of this step, so a proof of the step for a
-    symbolic x proves them for every slot count (tieaware.proofs does so).
+    :func:`rr_group` and :func:`tieaware.fast.variance_kernels.rr_moments`
+    are folds of this step, so a proof of the step for a symbolic x proves
+    them for every slot count (tieaware.proofs does so).
 
     >>> from fractions import Fraction as F
     >>> first_relevant_step(1, 1, F(1), F(3))
@@ -113,37 +172,28 @@ def rr_step(total: Num, none_yet: Num, x: Num, t: Num, r: Num, n: Num) -> tuple[
     return total + weight / (t + x), still_none
 
 
-def first_relevant_weights(r: Num, n: Num, slots: int) -> list:
-    """P(the first relevant document of the group is at slot x), x = 1..slots.
-
-    Differences of consecutive f(x, r, n), built by the paper's recursion
-    in O(slots).
-
-    >>> from fractions import Fraction as F
-    >>> first_relevant_weights(F(1), F(3), 3)
-    [Fraction(1, 3), Fraction(1, 3), Fraction(1, 3)]
-    """
-    weights = []
-    none_yet = 1  # f(0, r, n)
-    for x in range(1, slots + 1):
-        weight, none_yet = first_relevant_step(none_yet, x, r, n)
-        weights.append(weight)
-    return weights
-
-
-def rr_group(t: int, r: Num, n: Num, slots: int) -> Num:
+def rr_group(t: Num, r: Num, n: Num, slots: Num) -> Num:
     """Expected 1/rank of the first relevant document, found in this group.
 
-    Only *slots* = min(n, k - t) group slots lie within the cutoff; when
+    Only *slots* = within(t, n, k) group slots lie within the cutoff; when
     all of them are irrelevant the measure scores 0 for those orderings.
+    With arrays, every group is folded at once, each up to its own slot
+    count (and no further once nothing can be left to find).
 
     >>> from fractions import Fraction as F
     >>> rr_group(1, F(1), F(3), 3)    # (1/2 + 1/3 + 1/4) / 3
     Fraction(13, 36)
     """
-    total, none_yet = 0, 1  # nothing found yet; f(0, r, n) = 1
-    for x in range(1, slots + 1):
-        total, none_yet = rr_step(total, none_yet, x, t, r, n)
+    A = of(t, r, n, slots)
+    total, none_yet = 0 * r, 0 * r + 1  # nothing found yet; f(0, r, n) = 1
+    x = 1
+    while A.any(x <= slots):
+        step_total, step_none = rr_step(total, none_yet, x, t, r, n)
+        more = x <= slots
+        total, none_yet = A.where(more, step_total, total), A.where(more, step_none, none_yet)
+        if not A.any(none_yet):  # every group has found its first relevant document
+            break
+        x += 1
     return total
 
 
@@ -159,3 +209,88 @@ def mean_gain(total_gain: Num, n: Num) -> Num:
     Fraction(3, 2)
     """
     return total_gain / n
+
+
+def dcg_group(total_gain: Num, n: Num, t: Num, last: Num, discount: Any = "log2") -> Num:
+    """A group's part of E[DCG@k]: mean_gain · Σ_{j=t+1..last} D(j), *last* its last rank within k.
+
+    Exact mode keeps the discount span formal (resolved once per query by
+    :func:`tieaware.model.gains.discounted_sum`); the engine reads it from a
+    prefix table; the proofs keep D an undefined function.  The ideal DCG is
+    the same kernel on the ideal ranking, one group per run of equal labels.
+
+    >>> from fractions import Fraction as F
+    >>> from tieaware.fast.arith import EXACT
+    >>> EXACT.value(dcg_group(F(3), 2, 0, 2, lambda j: F(1, j)))    # (3/2)·(1 + 1/2)
+    Fraction(9, 4)
+    """
+    return mean_gain(total_gain, n) * of(total_gain, n, t, last).discount_span(t, last, discount)
+
+
+def rbp_group(p: Num, t: Num, end: Num, r: Num, n: Num) -> Num:
+    """Expected RBP contribution of a group at ranks t+1..t+n, cut at rank *end*: (r/n)(p**t - p**end).
+
+    The ranks t+1..end carry weight Σ (1-p)·p**(j-1) = p**t - p**end and each
+    is relevant with probability r/n.  Exact mode keeps the powers formal and
+    sums them in integers per query.
+
+    >>> from fractions import Fraction as F
+    >>> from tieaware.fast.arith import EXACT
+    >>> EXACT.value(rbp_group(F(1, 2), 0, 2, F(1), 2))    # one relevant of two at ranks 1-2
+    Fraction(3, 8)
+    """
+    A = of(p, t, end, r, n)
+    return r / n * (A.power(p, t) - A.power(p, end))
+
+
+# -- the per-query combinations -------------------------------------------------------
+
+
+def precision_value(hits: Num, k: Num) -> Num:
+    """P@k from the expected hits: hits / k (missing ranks count as non-relevant).
+
+    >>> from fractions import Fraction as F
+    >>> precision_value(F(5, 3), 3)
+    Fraction(5, 9)
+    """
+    return hits / k
+
+
+def recall_value(hits: Num, num_rel: Num) -> Num:
+    """R@k from the expected hits: hits / num_rel, 0 when num_rel is 0.
+
+    >>> from fractions import Fraction as F
+    >>> recall_value(F(5, 3), 4), recall_value(F(0), 0)
+    (Fraction(5, 12), Fraction(0, 1))
+    """
+    return of(hits, num_rel).ratio(hits, num_rel)
+
+
+def f1_value(hits: Num, k: Num, num_rel: Num) -> Num:
+    """F1@k from the expected hits: 2·hits / (k + num_rel), the harmonic mean of P@k and R@k.
+
+    >>> from fractions import Fraction as F
+    >>> f1_value(F(5, 3), 3, 3)
+    Fraction(5, 9)
+    """
+    return 2 * hits / (k + num_rel)
+
+
+def ap_value(total: Num, num_rel: Num) -> Num:
+    """AP from Σ_groups ap_group: total / num_rel, 0 when num_rel is 0.
+
+    >>> from fractions import Fraction as F
+    >>> ap_value(F(31, 18), 2)
+    Fraction(31, 36)
+    """
+    return of(total, num_rel).ratio(total, num_rel)
+
+
+def ndcg_value(dcg: Num, ideal: Num) -> Num:
+    """nDCG from the expected DCG and the ideal DCG: dcg / ideal, 0 when the ideal is 0.
+
+    >>> from fractions import Fraction as F
+    >>> ndcg_value(F(3, 2), F(2)), ndcg_value(F(0), F(0))
+    (Fraction(3, 4), Fraction(0, 1))
+    """
+    return of(dcg, ideal).ratio(dcg, ideal)

@@ -14,16 +14,15 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.model.exact import Exact, divide
+from tieaware.model.exact import Exact
 from tieaware.fast.groups import Group, summarise
-from tieaware.fast.kernels import ap_slot, expected_hits, mean_gain, pair_fraction, rr_group
+from tieaware.fast import kernels
+from tieaware.fast.arith import EXACT, FLOAT
 from tieaware.model.gains import (
     Discount,
     Gain,
     check_gain_domain,
     check_ideal,
-    discounted_sum,
-    float_discount_function,
     float_gain_function,
     gain_function,
 )
@@ -45,32 +44,38 @@ def _setup(r: Ranking, rel: object, exact: object, num_rel: object = None, gain:
 # -- the measures on group summaries ------------------------------------------
 #
 # Each *_from function is the whole closed form of one measure, given the
-# group summaries.  It is plain arithmetic and comparisons, so it also runs
-# on summaries whose sizes and counts are sympy symbols: tieaware.proofs
-# calls these very functions (with the kernels as parameters, to check that
-# a wrong kernel is caught).  *number* converts a count to the result type
-# (Fraction, float, or sympy.sympify for proofs).
+# group summaries: a walk over the groups that calls the kernels of
+# :mod:`tieaware.fast.kernels` (looked up there at call time, so a proof or a
+# test that replaces a kernel replaces it everywhere).  The walk is plain
+# Python over the kernels, so it also runs on summaries whose sizes and
+# counts are sympy symbols: tieaware.proofs calls these very functions.
+# *number* converts a count to the result type (Fraction, float, or
+# sympy.sympify for proofs) and picks the arithmetic (tieaware.fast.arith).
 
 
-def hits_from(summary: Sequence[Group], k: Any, *, hits: Callable[..., Any] = expected_hits) -> Any:
-    """Expected relevant documents in the top k: whole groups above k, part of the crossing one.
+def hits_from(summary: Sequence[Group], k: Any, *, hits: Optional[Callable[..., Any]] = None) -> Any:
+    """Expected relevant documents in the top k: Σ_groups hits(within(t, n, k), r, n), groups above k only.
+
+    *hits* defaults to :func:`tieaware.fast.kernels.expected_hits`.
 
     >>> hits_from([Group(0, 1, Fraction(1), None), Group(1, 3, Fraction(1), None)], 3)
     Fraction(5, 3)
     """
+    hits = hits or kernels.expected_hits
     total = 0
     for g in summary:
         if g.start >= k:
             break
-        total = total + hits(min(g.size, k - g.start), g.relevant, g.size)
+        if g.relevant:  # a group without a relevant document adds no hits
+            total = total + hits(kernels.within(g.start, g.size, k), g.relevant, g.size)
     return total
 
 
 def precision_from(
-    summary: Sequence[Group], k: Any, *, number: Callable[[Any], Any] = Fraction, hits: Callable[..., Any] = expected_hits
+    summary: Sequence[Group], k: Any, *, number: Callable[[Any], Any] = Fraction, hits: Optional[Callable[..., Any]] = None
 ) -> Any:
-    """Expected P@k from the group summaries: expected hits / k."""
-    return number(hits_from(summary, k, hits=hits)) / k
+    """Expected P@k from the group summaries: precision_value(expected hits, k)."""
+    return kernels.precision_value(number(hits_from(summary, k, hits=hits)), k)
 
 
 def recall_from(
@@ -79,10 +84,10 @@ def recall_from(
     num_rel: Any,
     *,
     number: Callable[[Any], Any] = Fraction,
-    hits: Callable[..., Any] = expected_hits,
+    hits: Optional[Callable[..., Any]] = None,
 ) -> Any:
-    """Expected R@k from the group summaries: expected hits / num_rel, 0 when num_rel is 0."""
-    return number(0) if num_rel == 0 else number(hits_from(summary, k, hits=hits)) / num_rel
+    """Expected R@k from the group summaries: recall_value(expected hits, num_rel), 0 when num_rel is 0."""
+    return kernels.recall_value(number(hits_from(summary, k, hits=hits)), num_rel)
 
 
 def f1_from(
@@ -91,78 +96,39 @@ def f1_from(
     num_rel: Any,
     *,
     number: Callable[[Any], Any] = Fraction,
-    hits: Callable[..., Any] = expected_hits,
+    hits: Optional[Callable[..., Any]] = None,
 ) -> Any:
-    """Expected F1@k from the group summaries: 2·expected hits / (k + num_rel)."""
-    return 2 * number(hits_from(summary, k, hits=hits)) / (k + num_rel)
+    """Expected F1@k from the group summaries: f1_value(expected hits, k, num_rel) = 2·hits / (k + num_rel)."""
+    return kernels.f1_value(number(hits_from(summary, k, hits=hits)), k, num_rel)
 
 
 def average_precision_from(
     summary: Sequence[Group],
-    k: Optional[int],
+    k: Optional[Any],
     num_rel: Any,
     *,
     number: Callable[[Any], Any] = Fraction,
-    slot: Callable[..., Any] = ap_slot,
+    group: Optional[Callable[..., Any]] = None,
 ) -> Any:
-    """Expected AP@k from the group summaries: Σ over ranks j <= k of E[rel(j)·P@j], / num_rel.
+    """Expected AP@k from the group summaries: Σ_groups ap_group(t, last, before, r, n), / num_rel.
 
-    Beware: the ranks are enumerated, so group sizes must be numbers (the
-    relevant counts and num_rel may be symbols).
+    *last* is the group's last rank within k (``within``); *before* counts the
+    relevant documents of the groups above.  Groups without a relevant
+    document add nothing and are skipped.  *group* defaults to
+    :func:`tieaware.fast.kernels.ap_group`.
+
+    >>> average_precision_from([Group(0, 1, Fraction(1), None), Group(1, 2, Fraction(1), None)], None, 2)
+    Fraction(11, 12)
     """
-    if num_rel == 0:
-        return number(0)
-    depth = summary[-1].end if k is None and summary else (k or 0)
+    group = group or kernels.ap_group
     total, before = number(0), 0
     for g in summary:
-        if g.start >= depth:
+        if k is not None and g.start >= k:
             break
         if g.relevant:
-            last = min(g.end, depth)
-            if number is Fraction and slot is ap_slot:
-                total += _ap_slots_exact(g.start + 1, last, g.start, before, g.relevant, g.size)
-            else:
-                for j in range(g.start + 1, last + 1):
-                    total += slot(j, g.start, before, g.relevant, g.size)
-        before += g.relevant
-    return total / num_rel
-
-
-def _ap_slots_exact(first: int, last: int, t: int, before: Any, r: Fraction, n: int) -> Fraction:
-    """Σ_{j=first..last} ap_slot(j, t, before, r, n), exactly, in O(1) Fraction operations.
-
-    ap_slot(j) = (r/n)·(before + 1 + (j - t - 1)·p)/j with p = pair_fraction(r, n)
-    splits into (r/n)·((before + 1 - (t + 1)·p)/j + p), so the group's slots
-    need one exact harmonic sum instead of one Fraction addition per rank,
-    each with a larger denominator (the lcm of the ranks so far).  Float mode
-    keeps the per-rank loop: this form can cancel.
-
-    >>> _ap_slots_exact(1, 2, 0, 0, Fraction(1), 2) == ap_slot(1, 0, 0, Fraction(1), 2) + ap_slot(2, 0, 0, Fraction(1), 2)
-    True
-    """
-    p = pair_fraction(r, n)
-    return r / n * ((before + 1 - (t + 1) * p) * _harmonic(first, last) + p * (last - first + 1))
-
-
-def _harmonic(first: int, last: int) -> Fraction:
-    """Σ_{j=first..last} 1/j, exactly, by binary splitting on integers (one gcd at the end).
-
-    >>> _harmonic(1, 4)
-    Fraction(25, 12)
-    """
-
-    def split(lo: int, hi: int) -> tuple[int, int]:  # Σ_{lo <= j < hi} 1/j as an unreduced p/q
-        if hi - lo <= 16:
-            num, den = 0, 1
-            for j in range(lo, hi):
-                num, den = num * j + den, den * j
-            return num, den
-        mid = (lo + hi) // 2
-        p1, q1 = split(lo, mid)
-        p2, q2 = split(mid, hi)
-        return p1 * q2 + p2 * q1, q1 * q2
-
-    return Fraction(*split(first, last + 1)) if first <= last else Fraction(0)
+            total = total + group(g.start, g.start + kernels.within(g.start, g.size, k), before, g.relevant, g.size)
+        before = before + g.relevant
+    return kernels.ap_value(total, num_rel)
 
 
 def reciprocal_rank_from(
@@ -170,19 +136,60 @@ def reciprocal_rank_from(
     k: Any,
     *,
     number: Callable[[Any], Any] = Fraction,
-    group: Callable[..., Any] = rr_group,
+    group: Optional[Callable[..., Any]] = None,
 ) -> Any:
     """Expected RR@k from the group summaries: decided by the first group holding a relevant document.
 
-    Only min(size, k - start) slots of that group lie within the cutoff.
+    Only within(t, n, k) slots of that group lie within the cutoff.  *group*
+    defaults to :func:`tieaware.fast.kernels.rr_group`.
     """
+    group = group or kernels.rr_group
     for g in summary:
         if k is not None and g.start >= k:
             break
         if g.relevant:
-            slots = g.size if k is None else min(g.size, k - g.start)
-            return number(group(g.start, g.relevant, g.size, slots))
+            return number(group(g.start, g.relevant, g.size, kernels.within(g.start, g.size, k)))
     return number(0)
+
+
+def dcg_from(
+    summary: Sequence[Group], k: Optional[Any], *, number: Callable[[Any], Any] = Fraction, discount: Any = "log2", group: Optional[Callable[..., Any]] = None
+) -> Any:
+    """Expected DCG@k from group summaries whose *gain* is the group's total gain: Σ_groups dcg_group.
+
+    Exact mode returns the formal sum (resolve it with ``EXACT.value``, or
+    divide it with :func:`tieaware.fast.kernels.ndcg_value`).  *group*
+    defaults to :func:`tieaware.fast.kernels.dcg_group`.
+
+    >>> from tieaware.fast.arith import EXACT
+    >>> EXACT.value(dcg_from([Group(0, 2, None, Fraction(2)), Group(2, 1, None, Fraction(1))], None, discount=lambda j: Fraction(1, j)))
+    Fraction(11, 6)
+    """
+    group = group or kernels.dcg_group
+    total = number(0)
+    for g in summary:
+        if k is not None and g.start >= k:
+            break
+        total = total + group(g.gain, g.size, g.start, g.start + kernels.within(g.start, g.size, k), discount)
+    return total
+
+
+def ideal_groups(gains: Sequence[tuple[Any, int]]) -> list[Group]:
+    """The ideal ranking's groups: one per distinct gain, best first, (gain, count) -> Group(t, count, None, count·gain).
+
+    Equal labels are interchangeable, so a run of them is a tie group whose
+    every ordering is the ideal one.  *gains* are (gain, count) pairs, sorted
+    best first by the caller.
+
+    >>> [(g.start, g.size, g.gain) for g in ideal_groups([(Fraction(3), 2), (Fraction(1), 1)])]
+    [(0, 2, Fraction(6, 1)), (2, 1, Fraction(1, 1))]
+    """
+    out, start = [], 0
+    for gain, count in gains:
+        if count:
+            out.append(Group(start, count, None, count * gain))
+            start += count
+    return out
 
 
 # -- the public measures --------------------------------------------------------
@@ -242,42 +249,31 @@ def reciprocal_rank(r: Ranking, k: Optional[int] = None, *, rel: object = 1, exa
     return reciprocal_rank_from(summary, cutoff(k, optional=True), number=number)
 
 
-def _dcg_terms(gs: Groups, k: Optional[int], gain: Gain, exact: bool) -> dict[int, Any]:
-    """{rank j: mean gain of j's group}: every member is equally likely at every rank."""
+def _dcg_summary(gs: Groups, gain: Gain, exact: bool) -> list[Group]:
+    """One Group per tie group with its total gain (exact or float)."""
     g_fn = gain_function(gain) if exact else float_gain_function(gain)
-    terms: dict[int, Any] = {}
-    start = 0
+    out, start = [], 0
     for g in gs:
-        if k is not None and start >= k:
-            break
         if exact:
-            mean = mean_gain(sum((n * g_fn(x) for x, n in _tally(g)), Fraction(0)), len(g))
+            total = sum((n * g_fn(x) for x, n in _tally(g)), Fraction(0))
         else:
-            mean = mean_gain(sum((g_fn(x) for x in g), 0.0), len(g))
-        for j in range(start + 1, start + len(g) + 1 if k is None else min(start + len(g), k) + 1):
-            terms[j] = mean
+            total = sum((g_fn(x) for x in g), 0.0)
+        out.append(Group(start, len(g), None, total))
         start += len(g)
-    return terms
+    return out
 
 
-def _ideal_terms(labels: Sequence[Fraction], k: Optional[int], gain: Gain, exact: bool) -> dict[int, Any]:
+def _ideal_summary(labels: Sequence[Fraction], gain: Gain, exact: bool) -> list[Group]:
+    """The ideal ranking of *labels* as groups of equal labels, best first."""
     g_fn = gain_function(gain) if exact else float_gain_function(gain)
     # Sort the few distinct labels, not every label: Fraction comparisons are slow.
-    best = [x for x, n in sorted(_tally(labels), reverse=True) for _ in range(n)][:k]
-    return {j: g_fn(x) for j, x in enumerate(best, start=1)}
+    return ideal_groups([(g_fn(x), n) for x, n in sorted(_tally(labels), reverse=True)])
 
 
 def _tally(labels: Iterable[Fraction]) -> list[tuple[Fraction, int]]:
     """Each distinct label with its count, keyed by (p, q): a Fraction's hash is slow to compute."""
     counts = Counter((x.numerator, x.denominator) for x in labels)
     return [(Fraction(p, q), n) for (p, q), n in counts.items()]
-
-
-def _apply(terms: dict[int, Any], discount: Discount, exact: bool) -> Exact:
-    if exact:
-        return discounted_sum(terms, discount)
-    d = float_discount_function(discount)
-    return sum((c * d(j) for j, c in terms.items()), 0.0)
 
 
 def dcg(
@@ -296,8 +292,9 @@ def dcg(
     exact = flag(exact, "exact")
     gs = groups(r)
     check_gain_domain((x for g in gs for x in g), gain)
-    terms = _dcg_terms(gs, cutoff(k, optional=True), gain, exact)
-    return _apply(terms, discount, exact)
+    number = Fraction if exact else float
+    total = dcg_from(_dcg_summary(gs, gain, exact), cutoff(k, optional=True), number=number, discount=discount)
+    return (EXACT if exact else FLOAT).value(total)
 
 
 def ndcg(
@@ -322,8 +319,7 @@ def ndcg(
     check_gain_domain(labels, gain, "ideal")
     if ideal is not None:
         check_ideal([x for g in gs for x in g], labels, ideal)
-    got = _apply(_dcg_terms(gs, k, gain, exact), discount, exact)
-    best = _apply(_ideal_terms(labels, k, gain, exact), discount, exact)
-    if exact:
-        return divide(got, best)
-    return 0.0 if best == 0 else got / best
+    number = Fraction if exact else float
+    got = dcg_from(_dcg_summary(gs, gain, exact), k, number=number, discount=discount)
+    best = dcg_from(_ideal_summary(labels, gain, exact), k, number=number, discount=discount)
+    return kernels.ndcg_value(got, best)

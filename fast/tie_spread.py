@@ -259,7 +259,7 @@ def _weight(m: Measure, number: Any, num_rel: int, k: Optional[int]) -> Callable
     """w(rank) of an additive binary measure; 0 past the cutoff."""
     zero = number(0)
     if m.name == "RBP":
-        p = number(m.param("p", Fraction(4, 5)))
+        p = number(m.rbp_p)
         step = (1 - p)
         return lambda rank: zero if k is not None and rank > k else step * p ** (rank - 1)
     k_ = cutoff(m.k)
@@ -282,7 +282,7 @@ def _plan(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> lis
         if name in ("P", "R", "F1"):
             k_ = cutoff(m.k)
             denominator = {"P": number(k_), "R": number(num_rel), "F1": number(k_ + num_rel) / 2}[name]
-        p = m.param("p", Fraction(4, 5)) if name == "RBP" else None
+        p = m.rbp_p if name == "RBP" else None
         before, start = 0, 0
         for g, r in zip(gs, rel):
             if k is not None and start >= k:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
+from tieaware.fast.arith import of
 from tieaware.fast.groups import Group
 from tieaware.fast.kernels import first_relevant_step
 from tieaware.fast.measures import hits_from
@@ -55,9 +56,7 @@ def hits_variance(m: Num, r: Num, n: Num) -> Num:
     >>> hits_variance(2, F(2), F(4))     # 0, 1 or 2 hits with odds 1:4:1
     Fraction(1, 3)
     """
-    if n == 1:
-        return 0 * r
-    return m * r * (n - r) * (n - m) / (n * n * (n - 1))
+    return of(m, r, n).ratio(m * r * (n - r) * (n - m), n * n * (n - 1))  # a singleton group (n = 1): 0
 
 
 def hits_variance_from(summary: Sequence[Group], k: Any, *, hits: Optional[Callable[..., Any]] = None) -> Any:
@@ -94,9 +93,7 @@ def rank_statistic_variance(x_spread: Num, w1: Num, w2: Num, n: Num) -> Num:
     >>> rank_statistic_variance(F(1, 2), F(3, 2), F(5, 4), 2)   # gains 1, 0 on weights 1, 1/2
     Fraction(1, 16)
     """
-    if n == 1:
-        return 0 * x_spread
-    return x_spread * (w2 - w1 * w1 / n) / (n - 1)
+    return of(x_spread, w1, w2, n).ratio(x_spread * (w2 - w1 * w1 / n), n - 1)  # a singleton group (n = 1): 0
 
 
 def rr_moment_step(mean: Num, second: Num, none_yet: Num, x: Num, t: Num, r: Num, n: Num) -> tuple[Num, Num, Num]:

@@ -24,7 +24,7 @@ from typing import Any, Callable
 import sympy
 from sympy import Eq, Product, Sum, binomial, combsimp
 
-from tieaware.fast.kernels import expected_hits, first_relevant_step, first_relevant_weights, pair_fraction, survival_step
+from tieaware.fast.kernels import expected_hits, first_relevant_step, pair_fraction, survival_step
 from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, same, theorem
 
 __all__ = [
@@ -33,7 +33,6 @@ __all__ = [
     "mean_hits",
     "p_none_in_first",
     "p_first_at",
-    "WEIGHT_SLOTS",
     "prove_exchangeability",
     "prove_pair",
     "prove_hypergeometric_mean",
@@ -44,9 +43,8 @@ __all__ = [
 # Base symbols of the derivations: group size, relevant count, slot, prefix length.
 n, r, x, m, h = sympy.symbols("n r x m h", integer=True, nonnegative=True)
 n_pos = sympy.Symbol("n", integer=True, positive=True)
-
-#: The loop of first_relevant_weights is also run for every slot count up to this.
-WEIGHT_SLOTS = 8
+#: n >= 2 as n = q + 1, q >= 1: the general case of the pair lemma, where sympy knows n - 1 != 0.
+q_pos = sympy.Symbol("q", integer=True, positive=True)
 
 
 # -- the derivations ----------------------------------------------------------
@@ -124,11 +122,12 @@ def prove_exchangeability(kernel: Callable[..., Any] = expected_hits) -> str:
     "pair",
     "Two given slots of a tie group are both relevant with probability r(r-1)/(n(n-1)) (n >= 2).",
     GENERAL,
-    lambda: Eq(binomial(n - 2, r - 2) / binomial(n, r), expected_hits(1, r, n) * pair_fraction(r, n), evaluate=False),
+    lambda: Eq(binomial(n - 2, r - 2) / binomial(n, r), (expected_hits(1, r, q_pos + 1) * pair_fraction(r, q_pos + 1)).subs(q_pos, n - 1), evaluate=False),
 )
 def prove_pair(hits: Callable[..., Any] = expected_hits, pair: Callable[..., Any] = pair_fraction) -> str:
-    # A symbolic n is not == 1, so pair_fraction takes its general branch here: the n >= 2 case.
-    same(p_pair(r, n), hits(1, r, n) * pair(r, n), "P(both slots relevant) vs (r/n)·pair_fraction(r, n)")
+    # n = q + 1 with q >= 1: sympy knows n - 1 != 0, so pair_fraction's ratio is the quotient (n >= 2).
+    n2 = q_pos + 1
+    same(p_pair(r, n2), hits(1, r, n2) * pair(r, n2), "P(both slots relevant) vs (r/n)·pair_fraction(r, n)")
     # n = 1: there is no second slot.  fast's value there is only ever multiplied by a slot count of 0
     # (ap_slot's j - t - 1); the theorem for AP checks that case separately.
     one = pair(r, sympy.Integer(1))
@@ -165,7 +164,7 @@ def prove_first_relevant(step: Callable[..., Any] = survival_step) -> str:
 
 @theorem(
     "first relevant weights",
-    "first_relevant_weights gives P(first relevant at slot x) = f(x-1) - f(x), for every slot count.",
+    "first_relevant_step carries f(x-1) to f(x) and gives P(first relevant at slot x) = f(x-1) - f(x), for symbolic x.",
     GENERAL,
     lambda: Eq(
         Tex(r"w_x"),
@@ -173,20 +172,11 @@ def prove_first_relevant(step: Callable[..., Any] = survival_step) -> str:
         evaluate=False,
     ),
 )
-def prove_first_relevant_weights(
-    step: Callable[..., Any] = first_relevant_step, weights: Callable[..., Any] = first_relevant_weights
-) -> str:
-    # first_relevant_weights is a fold of first_relevant_step from f(0) = 1.  Loop invariant, by
-    # induction on x: entering step x the carried value is f(x-1); the step must give the weight
-    # f(x-1) - f(x) and carry f(x).  Proved for a symbolic x, hence for every slot count.
+def prove_first_relevant_weights(step: Callable[..., Any] = first_relevant_step) -> str:
+    # rr_group and rr_moments are folds of first_relevant_step from f(0) = 1 (their own theorems check
+    # the folds).  Loop invariant, by induction on x: entering step x the carried value is f(x-1); the
+    # step must give the weight f(x-1) - f(x) and carry f(x).  Proved for a symbolic x.
     weight, carried = step(p_none_in_first(x - 1, r, n), x, r, n)
     same(p_first_at(x, r, n), weight, "the weight of step x")
     same(p_none_in_first(x, r, n), carried, "the value step x carries")
-    # The fold itself (start value, slot numbering, length), run for every slot count up to a bound.
-    for slots in range(1, WEIGHT_SLOTS + 1):
-        got = weights(r, n, slots)
-        if len(got) != slots:
-            raise ProofFailure(f"first_relevant_weights(r, n, {slots}) has {len(got)} weights")
-        for x_, w in enumerate(got, start=1):
-            same(p_first_at(x_, r, n), w, f"P(first relevant at slot {x_}) with {slots} slots")
-    return f"induction on first_relevant_step for symbolic x, r, n; the fold also run for slots 1..{WEIGHT_SLOTS}"
+    return "induction on first_relevant_step for symbolic x, r, n"

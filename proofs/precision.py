@@ -22,14 +22,14 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Optional
 
 import sympy
 from sympy import Eq, Max, Min, Sum, Symbol
 
 from tieaware.fast.groups import Group
+from tieaware.fast import kernels, measures
 from tieaware.fast.kernels import expected_hits
-from tieaware.fast.measures import f1_from, precision_from, recall_from
 from tieaware.proofs.lemmas import mean_hits
 from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, decided, same, theorem
 
@@ -92,7 +92,9 @@ def _hits_formula() -> Any:
     GENERAL,
     lambda: Eq(Tex(r"\mathbb{E}[P@k]"), _hits_formula() / _k, evaluate=False),
 )
-def prove_precision(kernel: Callable[..., Any] = expected_hits, compose: Callable[..., Any] = precision_from) -> str:
+def prove_precision(kernel: Optional[Callable[..., Any]] = None, compose: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or kernels.expected_hits
+    compose = compose or measures.precision_from
     return _check("P@k", compose, kernel, lambda hits, k: hits / k)
 
 
@@ -102,7 +104,9 @@ def prove_precision(kernel: Callable[..., Any] = expected_hits, compose: Callabl
     GENERAL,
     lambda: Eq(Tex(r"\mathbb{E}[R@k]"), _hits_formula() / Tex(r"\mathrm{num\_rel}"), evaluate=False),
 )
-def prove_recall(kernel: Callable[..., Any] = expected_hits, compose: Callable[..., Any] = recall_from) -> str:
+def prove_recall(kernel: Optional[Callable[..., Any]] = None, compose: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or kernels.expected_hits
+    compose = compose or measures.recall_from
     detail = _check("R@k", compose, kernel, lambda hits, k: hits / R, R)
     # num_rel = 0 means nothing is relevant; the definition says R@k = 0 then.
     empty = [Group(0, A, sympy.Integer(0), None), Group(A, B, sympy.Integer(0), None)]
@@ -118,5 +122,7 @@ def prove_recall(kernel: Callable[..., Any] = expected_hits, compose: Callable[.
     GENERAL,
     lambda: Eq(Tex(r"\mathbb{E}[F_1@k]"), 2 * _hits_formula() / (_k + Tex(r"\mathrm{num\_rel}")), evaluate=False),
 )
-def prove_f1(kernel: Callable[..., Any] = expected_hits, compose: Callable[..., Any] = f1_from) -> str:
+def prove_f1(kernel: Optional[Callable[..., Any]] = None, compose: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or kernels.expected_hits
+    compose = compose or measures.f1_from
     return _check("F1@k", compose, kernel, lambda hits, k: 2 * hits / (k + R), R) + ", symbolic num_rel"

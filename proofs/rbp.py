@@ -15,16 +15,18 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+import importlib
+from typing import Any, Optional
 
 import sympy
 from sympy import Eq, Sum, Symbol
 
-from tieaware.fast.rbp import rbp_group
+from tieaware.fast import kernels
 from tieaware.proofs.lemmas import p_relevant
-from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, Theorem, same
+from tieaware.proofs.precision import cutoff_cases
+from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, Theorem, decided, same, theorem
 
-__all__ = ["RBP_GROUP", "expected_rbp_group", "prove_rbp_group"]
+__all__ = ["RBP_GROUP", "expected_rbp_group", "prove_rbp_group", "prove_rbp"]
 
 p = Symbol("p", positive=True)
 t = Symbol("t", integer=True, nonnegative=True)
@@ -37,7 +39,8 @@ def expected_rbp_group(p_: Any, t_: Any, m_: Any, r_: Any, n_: Any) -> Any:
     return Sum((1 - p_) * p_ ** (j - 1) * p_relevant(r_, n_), (j, t_ + 1, t_ + m_)).doit()
 
 
-def prove_rbp_group(group: Callable[..., Any] = rbp_group) -> str:
+def prove_rbp_group(group: Optional[Callable[..., Any]] = None) -> str:
+    group = group or kernels.rbp_group
     derived = expected_rbp_group(p, t, m, r, n)
     if derived.has(Sum, sympy.Piecewise):
         raise ProofFailure(f"sympy did not sum the geometric series in closed form: {derived}")
@@ -51,5 +54,35 @@ RBP_GROUP = Theorem(
     statement="A tie group at ranks t+1..t+n with r relevant, cut after m of its ranks, adds (r/n)(p^t - p^(t+m)) to E[RBP@k].",
     scope=GENERAL,
     check=prove_rbp_group,
-    formula=lambda: Eq(Tex(r"\mathbb{E}[\mathrm{RBP}_{\mathrm{group}}]"), rbp_group(p, t, t + m, r, n), evaluate=False),
+    formula=lambda: Eq(Tex(r"\mathbb{E}[\mathrm{RBP}_{\mathrm{group}}]"), kernels.rbp_group(p, t, t + m, r, n), evaluate=False),
 )
+
+
+@theorem(
+    "RBP@k",
+    "E[RBP@k] = Σ_groups rbp_group(p, t, t + within(t, n, k), r, n): fast's rbp_from on symbolic rankings, symbolic p, every place of k.",
+    GENERAL,
+    lambda: Eq(
+        Tex(r"\mathbb{E}[RBP@k]"),
+        Sum(kernels.rbp_group(p, Symbol("t_g"), Symbol("t_g") + Tex(r"\min(n_g, \max(0, k - t_g))"), Symbol("r_g"), Symbol("n_g")), (Symbol("g"), 1, Symbol("G"))),
+        evaluate=False,
+    ),
+)
+def prove_rbp(group: Optional[Callable[..., Any]] = None, compose: Optional[Callable[..., Any]] = None) -> str:
+    # Exact mode runs the same rbp_from with its powers kept formal and summed in integers: theorem
+    # "exact arithmetic" checks that summation; here the powers are sympy's.
+    group = group or kernels.rbp_group
+    compose = compose or importlib.import_module("tieaware.fast.rbp").rbp_from  # the module: tieaware.fast.rbp is also a function
+    cases = 0
+    places = list(cutoff_cases())
+    _, summary, _ = places[-1]
+    places.append(("no cutoff", summary, None))
+    for where, summary, k in places:
+        derived = sympy.Integer(0)
+        for g in summary:
+            slots = g.size if k is None else decided(sympy.Max(0, sympy.Min(g.size, k - g.start)), f"slots of the group at {g.start} within {k}")
+            if slots != 0:
+                derived += expected_rbp_group(p, g.start, slots, g.relevant, g.size)
+        same(derived, compose(summary, p, k, number=sympy.sympify, group=group), f"RBP@k, {where}")
+        cases += 1
+    return f"{cases} places of k (and no cutoff) in a ranking of 3 symbolic groups, symbolic relevant counts and p"

@@ -28,8 +28,7 @@ import sympy
 from sympy import Eq, Sum, Symbol, binomial
 
 from tieaware.fast.groups import Group
-from tieaware.fast.kernels import rr_group, rr_step
-from tieaware.fast.measures import reciprocal_rank_from
+from tieaware.fast import kernels, measures
 from tieaware.proofs.lemmas import p_first_at, p_none_in_first
 from tieaware.proofs.theorem import GENERAL, Tex, decided, same, theorem
 
@@ -64,7 +63,9 @@ def _formula() -> Any:
     GENERAL,
     _formula,
 )
-def prove_rr_group(step: Callable[..., Any] = rr_step, group: Callable[..., Any] = rr_group) -> str:
+def prove_rr_group(step: Optional[Callable[..., Any]] = None, group: Optional[Callable[..., Any]] = None) -> str:
+    step = step or kernels.rr_step
+    group = group or kernels.rr_group
     # rr_group is a fold of rr_step from (0, f(0) = 1).  Loop invariant, by induction on x: entering
     # step x the state is (Σ_(y<x) P(first at y)/(t+y), f(x-1)); the step must add P(first at x)/(t+x)
     # and carry f(x).  Proved for symbolic x and any running total, hence for every s.
@@ -128,7 +129,9 @@ def _symbolic_cases(rr: Any) -> Iterator[tuple[str, list[Group], Optional[Any], 
         evaluate=False,
     ),
 )
-def prove_reciprocal_rank(group: Callable[..., Any] = rr_group, compose: Callable[..., Any] = reciprocal_rank_from) -> str:
+def prove_reciprocal_rank(group: Optional[Callable[..., Any]] = None, compose: Optional[Callable[..., Any]] = None) -> str:
+    group = group or kernels.rr_group
+    compose = compose or measures.reciprocal_rank_from
     # fast's own comparisons (g.start >= k, min(size, k - start)) are decided by the symbols' assumptions.
     # 1. For symbolic sizes, starts and cutoffs, fast picks the right group and slot count: its group
     #    kernel is replaced by an uninterpreted function, whose value theorem "RR group" proves for every s.

@@ -41,7 +41,8 @@ from tieaware.fast.variance_kernels import (
     rr_variance,
 )
 from tieaware.proofs.lemmas import p_first_at, p_none_in_first, p_pair, p_relevant
-from tieaware.proofs.precision import cutoff_cases
+from tieaware.fast.groups import Group
+from tieaware.proofs.average_precision import ap_cases
 from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, bounded, decided, same, theorem
 
 __all__ = [
@@ -71,7 +72,7 @@ AP_GROUP_SIZE = 3
 
 _pos = dict(integer=True, positive=True)
 m, r = sympy.symbols("m r", integer=True, nonnegative=True)
-n2 = Symbol("n", **_pos)  # a symbolic n is never == 1: the kernels' general branch (n >= 2)
+n2 = Symbol("q", **_pos) + 1  # n = q + 1 >= 2: sympy knows n - 1 != 0, the kernels' general branch
 t, b = sympy.symbols("t b", integer=True, nonnegative=True)
 x, v = sympy.symbols("x v", **_pos)
 r1 = Symbol("r", **_pos)  # the decisive group of RR holds at least one relevant document
@@ -123,11 +124,17 @@ def prove_precision_variance(kernel: Callable[..., Any] = hits_variance, compose
     #    groups are ordered independently, so the variances add.  P divides by k², R by num_rel²,
     #    F1 by ((k + num_rel)/2)² (constants of the query).
     cases = 0
-    for where, summary, k in cutoff_cases():
+    for where, sizes, k in ap_cases():
+        if k is None:
+            continue  # P, R and F1 have a cutoff
+        summary, start = [], sympy.Integer(0)
+        for size, rel in sizes:
+            summary.append(Group(start, size, rel, None))
+            start += size
         derived = sympy.Integer(0)
         for g in summary:
             slots = decided(Max(0, Min(g.size, k - g.start)), f"slots of the group at {g.start} within {k}")
-            derived += derived_hits_variance(slots, g.relevant, g.size)
+            derived += derived_hits_variance(slots, g.relevant, g.size) if g.size != 1 else 0 * slots  # a singleton: one ordering
         same(derived, compose(summary, k), f"Var[hits@k], {where}")
         cases += 1
     return f"symbolic m, r, n (n >= 2) and n = 1; fast's sum over groups at {cases} cutoff positions of 3 symbolic groups"

@@ -15,13 +15,13 @@ import pytest
 from math import comb
 import sympy
 
-from tieaware.fast import kernels
+from tieaware.fast import arith, kernels
 from tieaware.fast import measures as fm
 from tieaware.fast import rank_biased_overlap as fast_rbo
 from tieaware.fast import rbo_kernels
 from tieaware.fast import variance_kernels as fv
 from tieaware.fast.err import err_group
-from tieaware.fast.kernels import ap_slot, expected_hits, first_relevant_weights, pair_fraction, rr_group
+from tieaware.fast.kernels import ap_group, ap_slot, expected_hits, first_relevant_step, pair_fraction, rr_group
 from tieaware.fast.trec_measures import bpref_from
 from tieaware.proofs import THEOREMS
 
@@ -67,19 +67,31 @@ def f1_without_two(summary, k, num_rel, *, number, hits):
     return number(fm.hits_from(summary, k, hits=hits)) / (k + num_rel)
 
 
-def ap_forgets_before(summary, k, num_rel, *, number, slot):
-    depth = summary[-1].end if k is None else k
+def wrong_ap_group(t, last, before, r, n):
+    p = wrong_pair(r, n)  # (r-1)/n in the group's harmonic form
+    return r / n * ((before + 1 - (t + 1) * p) * (sympy.harmonic(last) - sympy.harmonic(t)) + p * (last - t))
+
+
+def ap_forgets_before(summary, k, num_rel, *, number, group):
     total = number(0)
     for g in summary:
-        if g.start >= depth:
+        if k is not None and g.start >= k:
             break
-        for j in range(g.start + 1, min(g.end, depth) + 1):
-            total += slot(j, g.start, 0, g.relevant, g.size)  # `before` never accumulates
+        if g.relevant:
+            total += group(g.start, g.start + kernels.within(g.start, g.size, k), 0, g.relevant, g.size)  # `before` never accumulates
     return total / num_rel
 
 
-def harmonic_off_by_one(first, last, t, before, r, n):
-    return sum((ap_slot(j, t, before, r, n) for j in range(first + 1, last + 1)), sympy.Integer(0))
+def harmonic_off_by_one(t, last, before, r, n):
+    return ap_group(t + 1, last, before, r, n)  # the group's first rank left out
+
+
+def _first_relevant_weights(r, n, slots):
+    weights, none_yet = [], 1
+    for x in range(1, slots + 1):
+        weight, none_yet = first_relevant_step(none_yet, x, r, n)
+        weights.append(weight)
+    return weights
 
 
 def rr_ignores_crossing_group(summary, k, *, number, group):
@@ -103,7 +115,7 @@ def rr_counts_slots_past_k(summary, k, *, number, group):
 
 
 def rr_group_off_by_one(t, r, n, slots):
-    return sum((w / (t + x + 1) for x, w in enumerate(first_relevant_weights(r, n, slots), start=1)), 0)
+    return sum((w / (t + x + 1) for x, w in enumerate(_first_relevant_weights(r, n, slots), start=1)), 0)
 
 
 def rr_step_off_by_one(total, none_yet, x, t, r, n):
@@ -120,10 +132,6 @@ def survival_off_by_one(x, r, n):
     return 1 - r / (n - x)
 
 
-def weights_shifted(r, n, slots):
-    return first_relevant_weights(r, n, slots + 1)[1:]
-
-
 def dcg_tie_oblivious(ranking, k, gain, discount):
     flat = [y for x in ranking for y in (x if isinstance(x, list) else [x])]
     return fm.dcg(flat, k, gain, discount)
@@ -134,6 +142,36 @@ def ndcg_unsorted_ideal(ranking, k, gain, discount):
     got = fm.dcg(ranking, k, gain, discount)
     ideal = fm.dcg(flat, k, gain, discount)  # the ranking's own order, not sorted
     return got / ideal
+
+
+def dcg_from_whole_groups(summary, k, *, number, discount):
+    total = number(0)
+    for g in summary:
+        if k is not None and g.start >= k:
+            break
+        total += kernels.dcg_group(g.gain, g.size, g.start, g.start + g.size, discount)  # the crossing group counted whole
+    return total
+
+
+def ideal_runs_worst_first(gains):
+    return fm.ideal_groups(list(reversed(gains)))
+
+
+def rbp_whole_groups(summary, p, k, *, number, group):
+    total = number(0)
+    for g in summary:
+        if k is not None and g.start >= k:
+            break
+        total += group(p, g.start, g.start + g.size, g.relevant, g.size)  # the crossing group counted whole
+    return total
+
+
+class ExactSplitSlip(arith.Exact):
+    """Exact arithmetic whose harmonic spans of over 16 ranks lose their last term (a slip in binary splitting)."""
+
+    @staticmethod
+    def harmonic(lo, hi):
+        return arith.Exact.harmonic(lo, hi - 1 if hi - lo > 16 else hi)
 
 
 def contribution_off_by_one(t, b, d):
@@ -198,7 +236,7 @@ def rr_variance_unsquared_mean(t, n, r, k):
 
 def rr_variance_squares_the_terms(t, n, r, k):
     slots = n if k is None else min(n, max(0, k - t))
-    ws = first_relevant_weights(r, n, slots)
+    ws = _first_relevant_weights(r, n, slots)
     second = sum((w / (t + s) ** 2 for s, w in enumerate(ws, start=1)), 0)
     return second - sum(((w / (t + s)) ** 2 for s, w in enumerate(ws, start=1)), 0)  # Σ(P/(t+s))², not (ΣP/(t+s))²
 
@@ -254,7 +292,7 @@ WRONG = [
     ("hypergeometric mean", {"kernel": lambda m, r, n: (m - 1) * r / n}),
     ("first relevant (recursion)", {"step": survival_off_by_one}),
     ("first relevant (recursion)", {"step": lambda x, r, n: 1 - r / n}),  # with replacement
-    ("first relevant weights", {"weights": weights_shifted}),
+    ("first relevant weights", {"step": lambda none_yet, x, r, n: (none_yet * r / (n - x + 1), none_yet * (1 - r / n))}),  # carries with replacement
     ("first relevant weights", {"step": step_forgets_to_carry}),
     ("P@k", {"compose": precision_divides_by_length}),
     ("P@k", {"kernel": hits_ignore_cutoff}),
@@ -267,8 +305,9 @@ WRONG = [
     ("AP slot", {"slot": wrong_ap_slot}),
     ("AP slot", {"slot": ap_slot_singleton_ignores_before}),
     ("AP slot", {"slot": ap_slot_paper_parenthesis}),
-    ("AP harmonic sum", {"group_sum": harmonic_off_by_one}),
-    ("AP@k", {"slot": wrong_ap_slot}),
+    ("AP harmonic sum", {"group": harmonic_off_by_one}),
+    ("AP harmonic sum", {"group": wrong_ap_group}),
+    ("AP@k", {"group": wrong_ap_group}),
     ("AP@k", {"compose": ap_forgets_before}),
     ("RR group", {"group": rr_group_off_by_one}),
     ("RR group", {"step": rr_step_off_by_one}),
@@ -278,7 +317,9 @@ WRONG = [
     ("DCG slot", {"mean": lambda total, n: total / (n + 1)}),
     ("DCG slot", {"mean": lambda total, n: total}),
     ("DCG@k", {"dcg": dcg_tie_oblivious}),
+    ("DCG@k", {"compose": dcg_from_whole_groups}),
     ("nDCG@k", {"ndcg": ndcg_unsorted_ideal}),
+    ("nDCG@k", {"ideal": ideal_runs_worst_first}),
     ("RBO contribution", {"crossing": contribution_off_by_one}),
     ("RBO contribution", {"piecewise": contribution_wrong_branch}),
     ("RBO^a agreement", {"kernel": overlap_without_both_crossing}),
@@ -288,6 +329,9 @@ WRONG = [
     ("RBO expected", {"rbo": rbo_paper_a}),  # the paper's MAX/EXT are not the expectation
     ("RBO^a EXT, MAX != E", {"rbo": fast_rbo.rbo_expected_bounds}),  # no counterexample with the true average
     ("RBP group", {"group": lambda p, t, e, r, n: r / n * (p**t - p ** (e + 1))}),  # one rank too many
+    ("RBP@k", {"group": lambda p, t, e, r, n: r / n * (p**t - p ** (e + 1))}),  # one rank too many
+    ("RBP@k", {"compose": rbp_whole_groups}),
+    ("exact arithmetic", {"exact": ExactSplitSlip()}),
     ("ERR group", {"group": lambda t, s, x, num: err_group(t - 1, s, x, num)}),  # ranks shifted up by one
     ("Success@k", {"kernel": lambda m, r, n: Fraction(n - r, n) ** m}),  # drawn with replacement
     ("Success@k", {"kernel": lambda m, r, n: Fraction(comb(n - r, m + 1), comb(n, m + 1))}),  # one slot too many
@@ -341,7 +385,7 @@ def test_editing_pair_fraction_in_fast_breaks_the_ap_proofs(monkeypatch):
 
 
 def test_editing_mean_gain_in_fast_breaks_the_dcg_proofs(monkeypatch):
-    monkeypatch.setattr(fm, "mean_gain", lambda total, n: total / (n + 1))  # fast.dcg calls the module global
+    monkeypatch.setattr(kernels, "mean_gain", lambda total, n: total / (n + 1))  # fast.dcg's dcg_group calls the module global
     assert not THEOREMS["DCG@k"]().proved
     assert not THEOREMS["nDCG@k"]().proved
 

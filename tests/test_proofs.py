@@ -35,6 +35,7 @@ def test_every_family_has_its_theorems():
         "exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "RBO contribution",
         "P@k", "R@k", "F1@k", "AP slot", "AP@k", "RR group", "RR@k", "DCG slot", "DCG@k", "nDCG@k",
         "RBO^a agreement", "RBO^a MIN", "RBO^a EXT, MAX != E", "Var P@k", "Var DCG@k", "Var RR", "Var AP",
+        "AP harmonic sum", "RBP group", "RBP@k", "exact arithmetic",
     }  # fmt: skip
     assert expected <= set(THEOREMS)
 
@@ -50,10 +51,10 @@ def test_scope_and_latex(name):
 def test_lemma_scopes_are_honest():
     # The general results are the ones sympy proves for symbolic sizes; loops over ranks are bounded.
     for name in ("exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "first relevant weights",
-                 "P@k", "R@k", "F1@k", "AP slot", "RR group", "RR@k", "DCG slot", "RBO contribution", "RBO^a agreement",
-                 "Var P@k", "Var DCG@k", "Var RR"):  # fmt: skip
+                 "P@k", "R@k", "F1@k", "AP slot", "AP harmonic sum", "AP@k", "RR group", "RR@k", "DCG slot", "DCG@k", "nDCG@k",
+                 "RBO contribution", "RBO^a agreement", "RBP group", "RBP@k", "Var P@k", "Var DCG@k", "Var RR"):  # fmt: skip
         assert THEOREMS[name].scope == GENERAL, name
-    for name in ("AP harmonic sum", "AP@k", "DCG@k", "nDCG@k", "RBO^a MIN", "RBO expected", "Var AP"):
+    for name in ("exact arithmetic", "RBO^a MIN", "RBO expected", "Var AP"):
         assert THEOREMS[name].scope.startswith("bounded("), name
 
 

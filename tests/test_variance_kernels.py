@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from math import comb
 
 import pytest
 
 from tieaware.fast import variance_kernels
 from tieaware.fast.groups import Group
 from tieaware.fast.tie_spread import spread_stats
-from tieaware.fast.kernels import first_relevant_weights
+from tieaware.fast.kernels import first_relevant_step, rr_group
 from tieaware.fast.variance_kernels import (
     all_relevant,
     ap_group_variance,
@@ -106,13 +107,23 @@ def test_rr_moments_and_variance(n):
                 assert rr_variance(t, n, Fraction(r), k) == _variance(values), (t, n, r, k)
 
 
+def _first_relevant_weights(r: Fraction, n: Fraction, slots: int) -> list[Fraction]:
+    """P(first relevant at slot x), x = 1..slots: the fold of first_relevant_step from f(0) = 1."""
+    weights, none_yet = [], Fraction(1)
+    for x in range(1, slots + 1):
+        weight, none_yet = first_relevant_step(none_yet, x, r, n)
+        weights.append(weight)
+    return weights
+
+
 def test_rr_weights_are_the_first_relevant_distribution():
-    # The recursion rr_moments folds is the one first_relevant_weights uses.
+    # The recursion rr_moments folds is the one rr_group folds (first_relevant_step).
     for n in range(1, N + 1):
         for r in range(1, n + 1):
-            ws = first_relevant_weights(Fraction(r), Fraction(n), n)
+            ws = _first_relevant_weights(Fraction(r), Fraction(n), n)
+            assert ws == [Fraction(comb(n - s, r - 1), comb(n, r)) for s in range(1, n + 1)]
             mean = sum((w / (2 + s) for s, w in enumerate(ws, start=1)), Fraction(0))
-            assert rr_moments(2, n, Fraction(r), None)[0] == mean
+            assert rr_moments(2, n, Fraction(r), None)[0] == mean == rr_group(2, Fraction(r), Fraction(n), n)
 
 
 def _ap_values(t: int, n: int, r: int, b: int, k) -> list[Fraction]:

@@ -14,7 +14,6 @@ Fraction(1, 2)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any, Optional, Union
 
 from tieaware.model.errors import bad
@@ -88,7 +87,7 @@ def measure_value(
     if m.name == "DCG":
         return mod.dcg(ranking, m.k, gain=m.gain, exact=exact)
     if m.name == "RBP":
-        return mod.rbp(ranking, m.param("p", Fraction(4, 5)), m.k, rel=m.rel, exact=exact)
+        return mod.rbp(ranking, m.rbp_p, m.k, rel=m.rel, exact=exact)
     if m.name == "ERR":
         # g_max is the query's best judged grade, as in Chapelle et al.; the ranking's own otherwise.
         ceiling = None if not labels else max(1, int(max(labels)))

@@ -60,7 +60,7 @@ from typing import Any, Optional
 from tieaware.model.errors import bad
 from tieaware.model.exact import rational
 
-__all__ = ["Measure", "parse", "parse_list", "MEASURES"]
+__all__ = ["Measure", "parse", "parse_list", "MEASURES", "RBP_P"]
 
 #: name -> (k required?, allowed parameters)
 MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
@@ -93,6 +93,10 @@ _FORM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))
 _DCG_GAINS = {"log2": "linear", "exp-log2": "exp2"}
 
 
+#: RBP's persistence p when the name gives none (ir_measures' default): every layer and engine reads it through :attr:`Measure.rbp_p`.
+RBP_P = Fraction(4, 5)
+
+
 @dataclass(frozen=True)
 class Measure:
     """A parsed measure: its canonical name, cutoff (None: whole ranking) and parameters."""
@@ -105,6 +109,15 @@ class Measure:
     def rel(self) -> Fraction:
         """The relevance threshold for binary measures (default 1)."""
         return dict(self.params).get("rel", Fraction(1))
+
+    @property
+    def rbp_p(self) -> Fraction:
+        """RBP's persistence p (default :data:`RBP_P`, 4/5).
+
+        >>> Measure("RBP").rbp_p, Measure("RBP", params=(("p", Fraction(1, 2)),)).rbp_p
+        (Fraction(4, 5), Fraction(1, 2))
+        """
+        return dict(self.params).get("p", RBP_P)
 
     @property
     def gain(self) -> str:

@@ -2,24 +2,33 @@
 
 The rows of a run, joined to the qrels and grouped by tied score
 (:class:`tieaware.io.columns.Prepared`), are summarised per tie group (size n,
-relevant count r, gain sum G, start rank t inside its query).  Each
-measure's closed form (the same ones :mod:`tieaware.fast` proves, see
-docs/eval.md) is then evaluated in array form across all groups of all
-queries, and summed per query with ``np.bincount``:
+relevant count r, gain sum G, start rank t inside its query, relevant
+documents before it).  The engine holds no closed form of its own: it hands
+those arrays, one element per group of every query, to the kernels of
+:mod:`tieaware.fast.kernels` (the very functions ``tieaware prove`` proves and
+fast's exact mode runs on Fractions), whose arithmetic
+(:data:`tieaware.fast.arith.ARRAY`) is numpy's, and sums per query with
+``np.bincount``:
 
-- expected hits in the top k: Σ_g clip(k - t, 0, n)·r/n (P, R, F1);
-- AP: a group's ranks t+1..e add (r/n)·((b + 1 - (t + 1)·π)·(H_e - H_t) + π·(e - t)),
-  with b the relevant documents before it, π = (r-1)/(n-1) and H the
-  harmonic numbers (the harmonic-sum form of ``fast.average_precision``);
-- RR: the first group holding a relevant document, Σ_x P(first at x)/(t + x),
-  stepped for every query at once;
-- DCG and nDCG: Σ_g (G/n)·(C_e - C_t), C the cumulative discounts; the ideal
-  from the sorted judged gains;
-- RBP: Σ_g (r/n)·(p^t - p^e).
+- P, R, F1: ``expected_hits(within(t, n, k), r, n)`` per group, then
+  ``precision_value``/``recall_value``/``f1_value`` per query;
+- AP: ``ap_group(t, t + within(t, n, k), before, r, n)`` (the harmonic-sum
+  form), then ``ap_value``;
+- RR: ``rr_group`` of every query's first group holding a relevant document,
+  folded for all of them at once;
+- DCG and nDCG: ``dcg_group(G, n, t, last)``; the ideal is ``dcg_group`` over
+  the query's judged gains sorted best first, a group per run of equal gains;
+  then ``ndcg_value``;
+- RBP: ``rbp_group(p, t, last, r, n)``, p defaulting to
+  :data:`tieaware.model.names.RBP_P` as everywhere.
 
-Prefix sums (H, C) are accumulated in extended precision so that their
-differences keep ~1e-16 relative accuracy; tests/test_engine.py checks every
-query against the exact layer to 1e-12.  Measures the engine does not know
+Harmonic and discount spans come from prefix tables kept in extended
+precision, so differences keep ~1e-16 relative accuracy; tests/test_engine.py
+checks every query against the exact layer to 1e-12, and
+tests/test_one_formula.py that a slip in a kernel changes what this engine
+prints.  ERR is still evaluated here by its own array forms (a single-grade
+hypergeometric form and a mixed-grade series), checked against fast.err by
+tests/test_engine.py only.  Measures the engine does not know
 (ERR when a group with relevant members of several grades has over 64 slots
 within the cutoff, and any measure added to :func:`tieaware.runs.evaluate.compute` later)
 return None from :func:`values`, and the caller evaluates them per query.
@@ -40,7 +49,11 @@ from typing import Optional
 
 import numpy as np
 
+from tieaware.fast import kernels
+from tieaware.fast.arith import EXACT
+from tieaware.fast.groups import Group
 from tieaware.io.columns import Prepared
+from tieaware.model.params import probability
 from tieaware.model.names import Measure
 
 __all__ = ["SUPPORTED", "EXACT_SUPPORTED", "values", "chunks", "trec_eval_view", "ExactQueries"]
@@ -169,70 +182,36 @@ class _Groups:
         return np.bincount(self.query, weights=per_group, minlength=self.nq)
 
 
-def _prefix(terms: np.ndarray) -> np.ndarray:
-    """[0, t1, t1+t2, ...] accumulated in extended precision (differences stay accurate)."""
-    out = np.zeros(len(terms) + 1, dtype=np.longdouble)
-    np.cumsum(terms.astype(np.longdouble), out=out[1:])
-    return out
-
-
-def _span(prefix: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """prefix[hi] - prefix[lo], rounded once to double."""
-    return (prefix[hi.astype(np.int64)] - prefix[lo.astype(np.int64)]).astype(np.float64)
-
-
 def _cut(g: _Groups, k: Optional[int]) -> np.ndarray:
-    """The last rank of every group that counts: min(t + n, k)."""
-    end = g.t + g.size
-    return end if k is None else np.minimum(end, k)
+    """The last rank of every group that counts: t + within(t, n, k)."""
+    return g.t + kernels.within(g.t, g.size, k)
 
 
 def _hits(g: _Groups, k: int, r: np.ndarray) -> np.ndarray:
-    m = np.clip(k - g.t, 0, g.size)
-    return g.sum_per_query(m * r / g.size)
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(num, dtype=np.float64)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
+    """Expected hits@k per query: Σ_groups expected_hits(within(t, n, k), r, n)."""
+    return g.sum_per_query(kernels.expected_hits(kernels.within(g.t, g.size, k), r, g.size))
 
 
 def _ap(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
+    """AP: Σ_groups ap_group(t, last, before, r, n) per query, then ap_value (÷ num_rel)."""
     r, num_rel = g.relevant(rel)
-    n, t = g.size, g.t
-    depth = g.length[g.query] if k is None else np.minimum(np.float64(k), np.inf)
-    last = np.minimum(t + n, depth)
-    live = (r > 0) & (t < last)
-    pi = np.zeros_like(r)
-    np.divide(r - 1, n - 1, out=pi, where=n > 1)
-    top = int(max(g.length.max(initial=0), k or 0))
-    harmonic = _prefix(1.0 / np.arange(1, top + 1, dtype=np.float64))
-    b = g.before(r)
-    lastc = np.where(live, last, t)
-    contrib = r / n * ((b + 1 - (t + 1) * pi) * _span(harmonic, t, lastc) + pi * (lastc - t))
-    return _ratio(g.sum_per_query(np.where(live, contrib, 0.0)), num_rel)
+    live = np.flatnonzero(r > 0)
+    last = _cut(g, k)
+    part = kernels.ap_group(g.t[live], last[live], g.before(r)[live], r[live], g.size[live])
+    total = np.bincount(g.query[live], weights=np.asarray(part, dtype=np.float64), minlength=g.nq)
+    return kernels.ap_value(total, num_rel)
 
 
 def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
+    """RR: rr_group of every query's first group holding a relevant document, all folded at once."""
     r, _ = g.relevant(rel)
     out = np.zeros(g.nq, dtype=np.float64)
     firsts = g.first_relevant(r, k)
     if not len(firsts):
         return out
-    q, t, n, rr = g.query[firsts], g.t[firsts], g.size[firsts], r[firsts]
-    slots = n if k is None else np.minimum(n, k - t)
-    total = np.zeros(len(firsts))
-    none_yet = np.ones(len(firsts))  # f(x-1): the first x-1 slots all irrelevant
-    active = np.arange(len(firsts))
-    x = 1
-    while len(active):
-        still = none_yet[active] * (1 - rr[active] / (n[active] - x + 1))
-        total[active] += (none_yet[active] - still) / (t[active] + x)
-        none_yet[active] = still
-        active = active[(slots[active] > x) & (still > 0)]
-        x += 1
-    out[q] = total
+    t, n = g.t[firsts], g.size[firsts]
+    with np.errstate(divide="ignore", invalid="ignore"):  # steps past a group's own slots are discarded
+        out[g.query[firsts]] = kernels.rr_group(t, r[firsts], n, kernels.within(t, n, k))
     return out
 
 
@@ -245,40 +224,32 @@ def _gain_sums(g: _Groups, gain: str) -> Optional[np.ndarray]:
     return np.array([float(2 ** int(x) - 1) for x in g.p.label_values])
 
 
-def _discounts(g: _Groups, k: Optional[int]) -> np.ndarray:
-    top = int(max(g.length.max(initial=0), np.bincount(g.p.judged_query, minlength=g.nq).max(initial=0), k or 0))
-    key = ("discount", top)
-    if key not in g._cache:
-        g._cache[key] = _prefix(1.0 / np.log2(np.arange(2, top + 2, dtype=np.float64)))
-    return g._cache[key]
-
-
 def _dcg(g: _Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
+    """DCG: Σ_groups dcg_group(total gain, n, t, last) per query."""
     total_gain = g.per_group(gains[g.p.label])
-    last = _cut(g, k)
-    live = g.t < last
-    d = _discounts(g, k)
-    lastc = np.where(live, last, g.t)
-    return g.sum_per_query(np.where(live, total_gain / g.size * _span(d, g.t, lastc), 0.0))
+    return g.sum_per_query(np.asarray(kernels.dcg_group(total_gain, g.size, g.t, _cut(g, k)), dtype=np.float64))
 
 
 def _ideal(g: _Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
+    """The ideal DCG per query: dcg_group over the query's judged gains sorted best first, one group per run of equal gains."""
     jq, jg = g.p.judged_query, gains[g.p.judged_label]
+    if not len(jq):
+        return np.zeros(g.nq)
     order = np.lexsort((-jg, jq))
     jq, jg = jq[order], jg[order]
-    first = np.searchsorted(jq, jq, side="left")
-    rank = np.arange(len(jq)) - first  # 0-based rank inside the query's ideal ranking
-    d = np.diff(_discounts(g, k)).astype(np.float64) if len(jq) else np.array([])
-    keep = np.ones(len(jq), dtype=bool) if k is None else rank < k
-    return np.bincount(jq[keep], weights=jg[keep] * d[rank[keep]], minlength=g.nq)
+    new_run = np.append(True, (jq[1:] != jq[:-1]) | (jg[1:] != jg[:-1]))
+    run_start = np.flatnonzero(new_run)
+    count = np.diff(np.append(run_start, len(jq))).astype(np.float64)
+    q = jq[run_start]
+    t = (run_start - np.searchsorted(jq, q, side="left")).astype(np.float64)  # ranks above the run in its query
+    part = kernels.dcg_group(count * jg[run_start], count, t, t + kernels.within(t, count, k))
+    return np.bincount(q, weights=np.asarray(part, dtype=np.float64), minlength=g.nq)
 
 
 def _rbp(g: _Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray:
+    """RBP: Σ_groups rbp_group(p, t, last, r, n) per query."""
     r, _ = g.relevant(rel)
-    pf = float(p)
-    last = _cut(g, k)
-    live = (g.t < last) & (r > 0)
-    return g.sum_per_query(np.where(live, r / g.size * (pf**g.t - pf ** np.where(live, last, g.t)), 0.0))
+    return g.sum_per_query(kernels.rbp_group(float(p), g.t, _cut(g, k), r, g.size))
 
 
 #: A tie group holding relevant documents of two or more grades is evaluated in array form
@@ -439,16 +410,16 @@ def values(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[np
         r, num_rel = g.relevant(m.rel)
         hits = _hits(g, m.k, r)
         if m.name == "P":
-            return hits / m.k
+            return kernels.precision_value(hits, m.k)
         if m.name == "R":
-            return _ratio(hits, num_rel)
-        return 2 * hits / (m.k + num_rel)
+            return kernels.recall_value(hits, num_rel)
+        return kernels.f1_value(hits, m.k, num_rel)
     if m.name == "AP":
         return _ap(g, m.k, m.rel)
     if m.name == "RR":
         return _rr(g, m.k, m.rel)
     if m.name == "RBP":
-        return _rbp(g, m.k, m.param("p", Fraction(4, 5)), m.rel)
+        return _rbp(g, m.k, m.rbp_p, m.rel)
     if m.name == "ERR":
         return _err(g, m.k)
     gains = _gain_sums(g, m.gain)
@@ -457,7 +428,7 @@ def values(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[np
     dcg = _dcg(g, m.k, gains)
     if m.name == "DCG":
         return dcg
-    return _ratio(dcg, _ideal(g, m.k, gains))
+    return kernels.ndcg_value(dcg, _ideal(g, m.k, gains))
 
 
 # -- exact mode: the fast layer's closed forms on group summaries read from the arrays ---------
@@ -472,11 +443,13 @@ _SMALL_FRACTIONS = [Fraction(r) for r in range(1024)]
 class ExactQueries:
     """Exact per-query values from the group arrays, one query at a time (streaming).
 
-    The closed forms are :mod:`tieaware.fast`'s own ``*_from`` functions and
-    kernels, fed with group summaries (start, size, relevant count, gain
-    sum) counted in numpy, so no label is converted or compared per document.
-    The values are the fast layer's, exactly (tests/test_engine.py checks
-    ``==`` against :func:`tieaware.runs.evaluate.compute`).
+    The closed forms are :mod:`tieaware.fast`'s own ``*_from`` functions
+    (``precision_from`` … ``reciprocal_rank_from``, ``dcg_from`` with
+    ``ideal_groups``, ``rbp_from``), hence fast's kernels on Fractions, fed
+    with group summaries (start, size, relevant count, gain sum) counted in
+    numpy, so no label is converted or compared per document.  The values are
+    the fast layer's, exactly (tests/test_engine.py checks ``==`` against
+    :func:`tieaware.runs.evaluate.compute`).
     """
 
     def __init__(self, p: Prepared):
@@ -507,34 +480,25 @@ class ExactQueries:
     def value(self, i: int, m: Measure):
         """The exact value of measure *m* on query number *i*, or None if not supported here."""
         from tieaware.fast import measures as fm
+        from tieaware.fast.rbp import rbp_from
 
         if m.name not in EXACT_SUPPORTED:
             return None
         lo, hi = self.group_bounds[i], self.group_bounds[i + 1]
         if m.k is not None:  # only the groups that start above the cutoff matter
             hi = lo + int(np.searchsorted(self.starts[lo:hi], m.k))
-        starts, sizes = self.starts[lo:hi].tolist(), self.sizes[lo:hi].tolist()
         if m.name in ("nDCG", "DCG"):
-            return self._dcg(i, m, lo, hi, starts, sizes)
+            return self._dcg(i, m, lo, hi)
         r_all, num_rel_all = self._relevant_counts(m.rel)
         num_rel = int(num_rel_all[i])
-        if m.name in ("P", "R", "F1"):
-            hits = self._hits(m.k, self.starts[lo:hi], self.sizes[lo:hi], r_all[lo:hi])
-            if m.name == "P":
-                return hits / m.k
-            if m.name == "R":
-                return Fraction(0) if num_rel == 0 else hits / num_rel
-            return 2 * hits / (m.k + num_rel)
-        if m.name == "AP":
-            return self._ap(m.k, num_rel, self.starts[lo:hi], self.sizes[lo:hi], r_all[lo:hi])
         if self._summary_query != i:
             self._summary_query, self._summaries = i, {}
         summary = self._summaries.get((m.rel, hi))
         if summary is None:  # shared by the measures of one query with the same rel and depth
             small = _SMALL_FRACTIONS
             summary = [
-                fm.Group(t, n, small[r] if r < len(small) else Fraction(r), None)
-                for t, n, r in zip(starts, sizes, r_all[lo:hi].tolist())
+                Group(t, n, small[r] if r < len(small) else Fraction(r), None)
+                for t, n, r in zip(self.starts[lo:hi].tolist(), self.sizes[lo:hi].tolist(), r_all[lo:hi].tolist())
             ]
             self._summaries[(m.rel, hi)] = summary
         if m.name == "P":
@@ -547,72 +511,27 @@ class ExactQueries:
             return fm.average_precision_from(summary, m.k, num_rel)
         if m.name == "RR":
             return fm.reciprocal_rank_from(summary, m.k)
-        if m.name != "RBP":
-            return None
-        from tieaware.fast.rbp import _exact_sum
-        from tieaware.model.params import probability
+        return rbp_from(summary, probability(m.rbp_p), m.k)
 
-        p = probability(m.param("p", Fraction(4, 5)))
-        spans = []
-        for g in summary:
-            t, n = g.start, g.size
-            spans.append((t, t + n if m.k is None else min(t + n, m.k), int(g.relevant), n))
-        return _exact_sum(spans, p)
-
-    @staticmethod
-    def _hits(k: int, t: np.ndarray, n: np.ndarray, r: np.ndarray) -> Fraction:
-        """Σ_g min(n, k - t)·r/n exactly, as fast.measures.hits_from, with one Fraction per distinct size."""
-        product = np.clip(k - t, 0, n) * r
-        live = product > 0
-        if not live.any():
-            return Fraction(0)
-        sizes, which = np.unique(n[live], return_inverse=True)
-        totals = np.zeros(len(sizes), dtype=np.int64)
-        np.add.at(totals, which, product[live])
-        return sum((Fraction(int(a), int(b)) for a, b in zip(totals.tolist(), sizes.tolist())), Fraction(0))
-
-    @staticmethod
-    def _ap(k: Optional[int], num_rel: int, t: np.ndarray, n: np.ndarray, r: np.ndarray) -> Fraction:
-        """fast.measures.average_precision_from, visiting only the groups that hold a relevant document."""
-        from tieaware.fast.measures import _ap_slots_exact
-
-        if num_rel == 0 or not len(t):
-            return Fraction(0)
-        depth = int(t[-1] + n[-1]) if k is None else k
-        before = np.cumsum(r) - r
-        total = Fraction(0)
-        small = _SMALL_FRACTIONS
-        for i in np.flatnonzero((r > 0) & (t < depth)).tolist():
-            ti, ni, ri = int(t[i]), int(n[i]), int(r[i])
-            total += _ap_slots_exact(ti + 1, min(ti + ni, depth), ti, int(before[i]), small[ri] if ri < len(small) else Fraction(ri), ni)
-        return total / num_rel
-
-    def _dcg(self, i: int, m: Measure, lo: int, hi: int, starts: list, sizes: list):
-        from tieaware.model.exact import divide
-        from tieaware.fast.kernels import mean_gain
-        from tieaware.model.gains import discounted_sum, gain_function
+    def _dcg(self, i: int, m: Measure, lo: int, hi: int):
+        """fast's dcg_from on the query's groups (total gain per group) and on its ideal ranking."""
+        from tieaware.fast import measures as fm
+        from tieaware.model.gains import gain_function  # sympy: exact mode only
 
         gain = gain_function(m.gain)
-        present = [j for j, x in enumerate(self.values)]
         try:
             gains = [gain(x) for x in self.values]
         except Exception:
             return None  # exp2 on a fractional label: the per-query path raises the proper error
-        k = m.k
-        terms: dict[int, Fraction] = {}
-        counts = self.counts[lo:hi].tolist()
-        for t, n, row in zip(starts, sizes, counts):
-            if k is not None and t >= k:
-                break
-            total = sum((c * gains[j] for j, c in zip(present, row) if c), Fraction(0))
-            mean = mean_gain(total, n)
-            for j in range(t + 1, t + n + 1 if k is None else min(t + n, k) + 1):
-                terms[j] = mean
-        dcg = discounted_sum(terms, "log2")
+        summary = [
+            Group(t, n, None, sum((c * gains[j] for j, c in enumerate(row) if c), Fraction(0)))
+            for t, n, row in zip(self.starts[lo:hi].tolist(), self.sizes[lo:hi].tolist(), self.counts[lo:hi].tolist())
+        ]
+        dcg = fm.dcg_from(summary, m.k)
         if m.name == "DCG":
-            return dcg
+            return EXACT.value(dcg)
         jl = self.p.judged_label[self.judged_bounds[i] : self.judged_bounds[i + 1]]
         tally = np.bincount(jl, minlength=len(self.values)).tolist()
-        best = [gains[j] for j in sorted(range(len(self.values)), key=lambda j: self.values[j], reverse=True) for _ in range(tally[j])]
-        ideal = {j: g for j, g in enumerate(best[:k] if k is not None else best, start=1)}
-        return divide(dcg, discounted_sum(ideal, "log2"))
+        best_first = sorted(range(len(self.values)), key=lambda j: self.values[j], reverse=True)
+        ideal = fm.dcg_from(fm.ideal_groups([(gains[j], tally[j]) for j in best_first]), m.k)
+        return kernels.ndcg_value(dcg, ideal)

@@ -8,15 +8,17 @@ the same arrays as :mod:`tieaware.runs.engine`, with closed forms per group (the
 groups of a query are ordered independently, so per query the minima,
 maxima and variances add up over its groups):
 
-- **P, R, F1** (unit weight u within k): with m of the group's n slots
-  within k and r relevant, the hits are hypergeometric:
-  min = u·max(0, r − (n − m)), max = u·min(r, m),
-  Var = u²·m·r·(n − r)·(n − m)/(n²·(n − 1)).
+- **P, R, F1** (unit weight u within k, the measure's combination kernel
+  at one hit): with m of the group's n slots within k and r relevant, the
+  hits are hypergeometric: min = u·max(0, r − (n − m)), max = u·min(r, m),
+  Var = u²·``hits_variance(m, r, n)`` (:mod:`tieaware.fast.variance_kernels`,
+  theorem "Var P@k").
 - **RBP** and **DCG, nDCG**: a value Σ_e x_e·w_σ(e) of a uniform bijection σ
   of the group's documents (x: 0/1 or the gains) onto its ranks (w: the
   rank weights, 0 past k) has Hoeffding's variance
-  Σ(x − x̄)²·Σ(w − w̄)²/(n − 1); the extremes sort the group by x
-  (rearrangement inequality).
+  Σ(x − x̄)²·Σ(w − w̄)²/(n − 1), the kernel ``rank_statistic_variance``
+  (theorem "Var DCG@k"); the extremes sort the group by x (rearrangement
+  inequality).
 - **AP**: a group at ranks t+1..t+n with b relevant documents above it
   contributes C = Σ_s x_s·(b + 1)·c_s + Σ_{u<s} x_u·x_s·c_s (c_s = 1/(t + s)
   within the cutoff, else 0; x a uniformly random r-subset of the slots).
@@ -50,6 +52,7 @@ from typing import Optional
 
 import numpy as np
 
+from tieaware.fast import kernels, variance_kernels
 from tieaware.io.columns import Prepared
 from tieaware.runs.engine import _expand, _gain_sums, _Groups, _ideal
 from tieaware.model.names import Measure
@@ -77,7 +80,7 @@ def stats(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[Sta
     if m.name in ("P", "R", "F1"):
         return _unit(g, m)
     if m.name == "RBP":
-        return _rbp(g, m.k, float(m.param("p", Fraction(4, 5))), m.rel)
+        return _rbp(g, m.k, float(m.rbp_p), m.rel)
     if m.name == "AP":
         return _ap(g, m.k, m.rel)
     if m.name == "RR":
@@ -119,18 +122,17 @@ def _unit(g: _Groups, m: Measure) -> Stats:
     r, num_rel = g.relevant(m.rel)
     k = m.k
     n, t = g.size, g.t
-    inside = np.clip(k - t, 0, n)  # slots within the cutoff
+    inside = kernels.within(t, n, k)  # slots within the cutoff
     lo = np.maximum(0, r - (n - inside))
     hi = np.minimum(r, inside)
-    var = np.zeros_like(n)
-    np.divide(inside * r * (n - r) * (n - inside), n * n * (n - 1), out=var, where=n > 1)
+    var = variance_kernels.hits_variance(inside, r, n)
+    one = np.ones(g.nq)  # the weight of one hit: the measure's value at hits = 1
     if m.name == "P":
-        unit = np.full(g.nq, 1.0 / k)
+        unit = kernels.precision_value(one, k)
     elif m.name == "R":
-        unit = np.zeros(g.nq)
-        np.divide(1.0, num_rel, out=unit, where=num_rel != 0)
+        unit = kernels.recall_value(one, num_rel)
     else:
-        unit = 2.0 / (k + num_rel)
+        unit = kernels.f1_value(one, k, num_rel)
     u = unit[g.query]
     return g.sum_per_query(u * lo), g.sum_per_query(u * hi), g.sum_per_query(u * u * var)
 
@@ -144,11 +146,9 @@ def _rbp(g: _Groups, k: Optional[int], p: float, rel: Fraction) -> Stats:
     hi = p**t - p ** np.minimum(t + r, end)  # relevant on the first r ranks
     low_start = t + n - r  # relevant on the last r ranks: t+n-r+1 .. t+n
     lo = np.where(end > low_start, p**low_start - p**end, 0.0)
-    w1 = p**t - p**end
+    w1 = kernels.rbp_group(p, t, end, n, n)  # Σ of the group's rank weights within k: its RBP if every member were relevant
     w2 = (1 - p) / (1 + p) * (p ** (2 * t) - p ** (2 * end))
-    spread_w = np.maximum(w2 - w1 * w1 / n, 0.0)
-    var = np.zeros_like(n)
-    np.divide(r * (n - r) * spread_w, n * (n - 1), out=var, where=n > 1)
+    var = np.maximum(variance_kernels.rank_statistic_variance(r * (n - r) / n, w1, w2, n), 0.0)
     live = r > 0
     return (
         g.sum_per_query(np.where(live, lo, 0.0)),
@@ -258,13 +258,13 @@ def _dcg(g: _Groups, k: Optional[int], gains: np.ndarray) -> Stats:
     w = 1.0 / np.log2(rank + 1)
     if k is not None:
         w = np.where(rank <= k, w, 0.0)
-    size = len(live)
     x_bar = _per_group(x, first) / nl
     w_bar = _per_group(w, first) / nl
     spread_x = _per_group((x - x_bar[owner]) ** 2, first)
-    spread_w = _per_group((w - w_bar[owner]) ** 2, first)
-    var = np.zeros(size)
-    np.divide(spread_x * spread_w, nl - 1, out=var, where=nl > 1)
+    w1 = _per_group(w, first)
+    # Σw² as (Σw)²/n + Σ(w - w̄)²: the kernel takes (Σw)²/n off again, losing ~1e-13 relative, far within the 1e-9 this engine is held to
+    w2 = w1 * w1 / nl + _per_group((w - w_bar[owner]) ** 2, first)
+    var = np.maximum(variance_kernels.rank_statistic_variance(spread_x, w1, w2, nl), 0.0)
     # sorted by (group, gain): position i of a group then holds its i-th smallest gain
     up = np.lexsort((x, owner))
     worst = _per_group(x[up] * w, first)

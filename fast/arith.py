@@ -1,0 +1,487 @@
+"""The arithmetic the closed forms are written in: one namespace per kind of number.
+
+Every closed form of :mod:`tieaware.fast` (the kernels in
+:mod:`tieaware.fast.kernels` and :mod:`tieaware.fast.variance_kernels`) is
+written once, over the primitives here, and evaluated by four callers:
+
+- ``EXACT``: Python numbers with Fractions (``fast``'s exact mode and the exact
+  whole-run path :class:`tieaware.runs.engine.ExactQueries`);
+- ``FLOAT``: Python floats (``fast``'s ``exact=False``);
+- ``ARRAY``: numpy arrays, one element per tie group of every query at once
+  (:mod:`tieaware.runs.engine`, :mod:`tieaware.runs.spread_engine`);
+- ``SYMBOLIC``: sympy expressions with symbolic sizes, counts, starts and
+  cutoffs (:mod:`tieaware.proofs` proves the very kernels the engines run).
+
+A kernel does not choose: :func:`of` picks the namespace from its arguments
+(an array, a sympy expression, a float, else exact), so the same function
+object serves every caller.  The namespace only holds primitives that are not
+a formula of any measure: ``where``/``minimum``/``maximum``/``clip``, a safe
+``ratio`` (0 where the denominator is 0), harmonic spans
+Σ_{j=lo+1..hi} 1/j, discount spans Σ_{j=lo+1..hi} D(j), powers p**e.
+
+Exact mode keeps two kinds of values formal until the end (:class:`Formal`):
+discount spans (DCG is a linear combination Σ c_j·D(j), applied once by
+:func:`tieaware.model.gains.discounted_sum`, docs/conventions.md) and powers
+p**j (RBP's Σ c_j·p**j is summed in integers, not through a Fraction with a
+denominator b**j per group).  :meth:`Exact.value` resolves them.
+
+>>> from fractions import Fraction as F
+>>> of(F(1), 2) is EXACT, of(1.0) is FLOAT
+(True, True)
+>>> EXACT.harmonic(0, 4), EXACT.ratio(F(1), 0)
+(Fraction(25, 12), Fraction(0, 1))
+>>> EXACT.value(F(3, 2) * EXACT.discount_span(0, 3))    # (3/2)·(1 + 1/log2(3) + 1/2)
+3*log(2)/(2*log(3)) + 9/4
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any, Optional
+
+import numpy as np
+
+__all__ = ["Formal", "Exact", "Float", "Array", "Symbolic", "EXACT", "FLOAT", "ARRAY", "SYMBOLIC", "of", "for_number"]
+
+
+# -- exact: Python semantics, Fractions, formal discount spans and powers --------------
+
+
+class Formal:
+    """Σ c·(basis value), kept formal: discount spans Σ_{j=lo+1..hi} D(j) and powers p**j.
+
+    Sums and scalar multiples build a tree in O(1) (a measure adds one group
+    at a time); :meth:`resolve` walks it once.
+
+    >>> x = Formal.power(Fraction(1, 2), 1) - Formal.power(Fraction(1, 2), 3)
+    >>> (Fraction(1, 2) * x).resolve()
+    Fraction(3, 16)
+    """
+
+    __slots__ = ("kind", "a", "b", "c")
+
+    def __init__(self, kind: str, a: Any, b: Any = None, c: Any = None) -> None:
+        self.kind, self.a, self.b, self.c = kind, a, b, c
+
+    @classmethod
+    def span(cls, lo: int, hi: int, discount: Any) -> "Formal":
+        return cls("span", int(lo), int(hi), discount)
+
+    @classmethod
+    def power(cls, p: Fraction, e: int) -> "Formal":
+        return cls("power", Fraction(p), int(e))
+
+    def __add__(self, other: Any) -> "Formal":
+        if isinstance(other, (int, Fraction)) and not other:
+            return self
+        return Formal("sum", self, other)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> "Formal":
+        return Formal("scale", self, -1)
+
+    def __sub__(self, other: Any) -> "Formal":
+        return self + (-other)
+
+    def __rsub__(self, other: Any) -> "Formal":
+        return (-self) + other
+
+    def __mul__(self, c: Any) -> "Formal":
+        if isinstance(c, Formal):
+            raise TypeError("a product of two formal sums is not linear")
+        return Formal("scale", self, c)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, c: Any) -> "Formal":
+        return Formal("scale", self, Fraction(1) / c)
+
+    def resolve(self) -> Any:
+        """The exact value: a Fraction, or a sympy expression (irrational discounts)."""
+        constant: Any = Fraction(0)
+        spans: dict[Any, dict[int, Any]] = {}
+        powers: dict[Fraction, dict[int, Any]] = {}
+        stack: list[tuple[Any, Any]] = [(self, 1)]
+        while stack:
+            node, scale = stack.pop()
+            if not isinstance(node, Formal):
+                constant = constant + scale * node
+            elif node.kind == "sum":
+                stack.append((node.a, scale))
+                stack.append((node.b, scale))
+            elif node.kind == "scale":
+                stack.append((node.a, scale * node.b))
+            elif node.kind == "span":
+                terms = spans.setdefault(node.c, {})  # keyed by the discount (a name or a function)
+                for j in range(node.a + 1, node.b + 1):
+                    before = terms.get(j)
+                    terms[j] = scale if before is None else before + scale
+            else:
+                terms = powers.setdefault(node.a, {})
+                before = terms.get(node.b)
+                terms[node.b] = scale if before is None else before + scale
+        total = constant
+        for p, terms in powers.items():
+            total = _add_exact(total, _power_sum(p, terms))
+        for key, terms in spans.items():
+            from tieaware.model.gains import discounted_sum
+
+            total = _add_exact(total, discounted_sum(terms, key))
+        return total
+
+
+def _add_exact(a: Any, b: Any) -> Any:
+    """a + b for exact values (Fraction or sympy), a Fraction whenever the sum is rational."""
+    if not a:
+        return b
+    if not b:
+        return a
+    if isinstance(a, Fraction) and isinstance(b, Fraction):
+        return a + b
+    import sympy
+
+    total = sympy.sympify(a) + sympy.sympify(b)
+    return Fraction(int(total.p), int(total.q)) if total.is_Rational else total
+
+
+def _power_sum(p: Fraction, terms: dict[int, Any]) -> Fraction:
+    """Σ c_j·p**j, exactly, in integers: O(depth) small steps, not a big power per term.
+
+    With p = a/b and D the deepest power, p**j = X_j/b**D where X_j = a**j·b**(D-j)
+    is an integer; X_j is stepped from one power to the next by multiplying by
+    a**Δ and dividing exactly by b**Δ.  Coefficients with one denominator are
+    summed as integers (one Fraction per denominator).
+
+    >>> _power_sum(Fraction(1, 2), {1: Fraction(1, 2), 3: Fraction(-1, 2)})
+    Fraction(3, 16)
+    """
+    if not terms:
+        return Fraction(0)
+    a, b = p.numerator, p.denominator
+    depth = max(terms)
+    per_den: dict[int, int] = {}
+    j, x = 0, b**depth
+    for target in sorted(terms):
+        c = Fraction(terms[target])
+        if not c:
+            continue
+        if target != j:
+            x = x * a ** (target - j) // b ** (target - j)
+            j = target
+        per_den[c.denominator] = per_den.get(c.denominator, 0) + c.numerator * x
+    total = sum((Fraction(v, d) for d, v in per_den.items()), Fraction(0))
+    return total / b**depth
+
+
+class Exact:
+    """Python numbers with Fraction arithmetic; discount spans and powers stay :class:`Formal`."""
+
+    name = "exact"
+
+    @staticmethod
+    def number(x: Any) -> Any:
+        return x if isinstance(x, Formal) else Fraction(x)
+
+    @staticmethod
+    def value(x: Any) -> Any:
+        return x.resolve() if isinstance(x, Formal) else x
+
+    @staticmethod
+    def where(cond: Any, a: Any, b: Any) -> Any:
+        return a if cond else b
+
+    @staticmethod
+    def any(cond: Any) -> bool:
+        """Whether *cond* holds (for arrays: for some element); loops over slots run while it does."""
+        return bool(cond)
+
+    @staticmethod
+    def minimum(a: Any, b: Any) -> Any:
+        return a if a <= b else b
+
+    @staticmethod
+    def maximum(a: Any, b: Any) -> Any:
+        return a if a >= b else b
+
+    def clip(self, x: Any, lo: Any, hi: Any) -> Any:
+        return self.minimum(self.maximum(x, lo), hi)
+
+    def ratio(self, num: Any, den: Any) -> Any:
+        """num/den, 0 when den is 0 (formal values resolved first)."""
+        from tieaware.model.exact import divide
+
+        return divide(self.value(num), self.value(den))
+
+    @staticmethod
+    def harmonic(lo: int, hi: int) -> Fraction:
+        """Σ_{j=lo+1..hi} 1/j, by binary splitting on integers (one gcd at the end)."""
+        return _harmonic(int(lo) + 1, int(hi))
+
+    @staticmethod
+    def discount_span(lo: int, hi: int, discount: Any = "log2") -> Any:
+        """Σ_{j=lo+1..hi} D(j), formal until :meth:`value` (or a ratio) resolves it."""
+        return Formal.span(lo, hi, discount) if hi > lo else Fraction(0)
+
+    @staticmethod
+    def power(p: Any, e: int) -> Any:
+        """p**e, formal until :meth:`value` resolves it."""
+        return Formal.power(p, e)
+
+
+def _harmonic(first: int, last: int) -> Fraction:
+    """Σ_{j=first..last} 1/j, exactly, by binary splitting on integers.
+
+    >>> _harmonic(1, 4)
+    Fraction(25, 12)
+    """
+
+    def split(lo: int, hi: int) -> tuple[int, int]:  # Σ_{lo <= j < hi} 1/j as an unreduced p/q
+        if hi - lo <= 16:
+            num, den = 0, 1
+            for j in range(lo, hi):
+                num, den = num * j + den, den * j
+            return num, den
+        mid = (lo + hi) // 2
+        p1, q1 = split(lo, mid)
+        p2, q2 = split(mid, hi)
+        return p1 * q2 + p2 * q1, q1 * q2
+
+    return Fraction(*split(first, last + 1)) if first <= last else Fraction(0)
+
+
+# -- float: Python floats ----------------------------------------------------------------
+
+
+class Float(Exact):
+    """Python floats: spans summed with math.fsum (correctly rounded), powers as floats."""
+
+    name = "float"
+
+    @staticmethod
+    def number(x: Any) -> float:
+        return float(x)
+
+    @staticmethod
+    def value(x: Any) -> Any:
+        return x
+
+    def ratio(self, num: Any, den: Any) -> Any:
+        return 0.0 if den == 0 else num / den
+
+    @staticmethod
+    def harmonic(lo: int, hi: int) -> float:
+        return math.fsum(1.0 / j for j in range(int(lo) + 1, int(hi) + 1))
+
+    @staticmethod
+    def discount_span(lo: int, hi: int, discount: Any = "log2") -> float:
+        from tieaware.model.gains import float_discount_function
+
+        d = float_discount_function(discount)
+        return math.fsum(d(j) for j in range(int(lo) + 1, int(hi) + 1))
+
+    @staticmethod
+    def power(p: Any, e: int) -> float:
+        return float(p) ** e
+
+
+# -- array: numpy, one element per group ---------------------------------------------------
+
+
+class Array:
+    """numpy arrays; harmonic and discount spans from prefix sums kept in extended precision.
+
+    A span is ``prefix[hi] - prefix[lo]`` of a cached table, in ``np.longdouble``,
+    so it keeps ~1e-19 relative accuracy before it meets double arithmetic.
+    """
+
+    name = "array"
+
+    def __init__(self) -> None:
+        self._tables: dict[str, np.ndarray] = {}
+
+    @staticmethod
+    def number(x: Any) -> np.ndarray:
+        return np.asarray(x, dtype=np.float64)
+
+    @staticmethod
+    def value(x: Any) -> Any:
+        return x
+
+    where = staticmethod(np.where)
+
+    @staticmethod
+    def any(cond: Any) -> bool:
+        return bool(np.any(cond))
+    minimum = staticmethod(np.minimum)
+    maximum = staticmethod(np.maximum)
+    clip = staticmethod(np.clip)
+
+    @staticmethod
+    def ratio(num: Any, den: Any) -> np.ndarray:
+        num, den = np.broadcast_arrays(np.asarray(num), np.asarray(den))
+        out = np.zeros(num.shape, dtype=np.result_type(num.dtype, den.dtype, np.float64))
+        np.divide(num, den, out=out, where=den != 0)
+        return out
+
+    def _table(self, name: str, top: int, term: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        table = self._tables.get(name)
+        if table is None or len(table) <= top:
+            size = max(top + 1, 2 * (len(table) if table is not None else 1024))
+            table = np.zeros(size, dtype=np.longdouble)
+            np.cumsum(term(np.arange(1, size, dtype=np.longdouble)), out=table[1:])
+            self._tables[name] = table
+        return table
+
+    def _span(self, name: str, lo: Any, hi: Any, term: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        lo = np.asarray(lo).astype(np.int64)
+        hi = np.asarray(hi).astype(np.int64)
+        top = int(max(hi.max(initial=0), lo.max(initial=0)))
+        table = self._table(name, top, term)
+        return table[hi] - table[lo]
+
+    def harmonic(self, lo: Any, hi: Any) -> np.ndarray:
+        """Σ_{j=lo+1..hi} 1/j per element (extended precision)."""
+        return self._span("harmonic", lo, hi, lambda j: 1 / j)
+
+    def discount_span(self, lo: Any, hi: Any, discount: Any = "log2") -> np.ndarray:
+        """Σ_{j=lo+1..hi} 1/log2(j+1) per element (extended precision); only log2."""
+        if discount != "log2":
+            raise ValueError("the array arithmetic knows only the log2 discount")
+        return self._span("log2", lo, hi, lambda j: 1 / np.log2(j + 1))
+
+    @staticmethod
+    def power(p: Any, e: Any) -> np.ndarray:
+        return np.float64(p) ** np.asarray(e, dtype=np.float64)
+
+
+# -- symbolic: sympy, for the proofs -------------------------------------------------------
+
+
+class Symbolic:
+    """sympy expressions; comparisons decided by the symbols' assumptions where they can be.
+
+    ``where`` picks a branch when sympy decides the condition, else returns a
+    Piecewise; ``ratio`` is 0 when the denominator is known to be 0, the
+    quotient when it is known not to be, a Piecewise otherwise.  Spans are
+    sympy's harmonic numbers and ``Sum`` of the discount function.
+    """
+
+    name = "symbolic"
+
+    @staticmethod
+    def number(x: Any) -> Any:
+        import sympy
+
+        return sympy.sympify(x)
+
+    @staticmethod
+    def value(x: Any) -> Any:
+        return x
+
+    @staticmethod
+    def where(cond: Any, a: Any, b: Any) -> Any:
+        import sympy
+
+        c = sympy.sympify(cond)
+        if c is sympy.true:
+            return a
+        if c is sympy.false:
+            return b
+        return sympy.Piecewise((a, c), (b, True))
+
+    @staticmethod
+    def any(cond: Any) -> bool:
+        """A loop condition: must be decided (a loop over slots needs a number of slots)."""
+        import sympy
+
+        c = sympy.sympify(cond)
+        if c in (sympy.true, sympy.false):
+            return bool(c)
+        if isinstance(c, sympy.Expr):
+            return c != 0
+        raise TypeError(f"the assumptions do not decide {c}")
+
+    @staticmethod
+    def minimum(a: Any, b: Any) -> Any:
+        import sympy
+
+        return sympy.Min(a, b)
+
+    @staticmethod
+    def maximum(a: Any, b: Any) -> Any:
+        import sympy
+
+        return sympy.Max(a, b)
+
+    def clip(self, x: Any, lo: Any, hi: Any) -> Any:
+        return self.minimum(self.maximum(x, lo), hi)
+
+    @staticmethod
+    def ratio(num: Any, den: Any) -> Any:
+        import sympy
+
+        den = sympy.sympify(den)
+        if den.is_zero:
+            return sympy.Integer(0)
+        if den.is_zero is False:
+            return num / den
+        return sympy.Piecewise((0, sympy.Eq(den, 0)), (num / den, True))
+
+    @staticmethod
+    def harmonic(lo: Any, hi: Any) -> Any:
+        import sympy
+
+        return sympy.harmonic(hi) - sympy.harmonic(lo)
+
+    @staticmethod
+    def discount_span(lo: Any, hi: Any, discount: Any = "log2") -> Any:
+        import sympy
+
+        j = sympy.Symbol("j", integer=True, positive=True)  # one rank variable: equal spans are equal Sums
+        term = 1 / sympy.log(j + 1, 2) if discount == "log2" else discount(j)
+        total = sympy.Sum(term, (j, lo + 1, hi))
+        return total.doit() if sympy.sympify(hi - lo).is_Integer else total
+
+    @staticmethod
+    def power(p: Any, e: Any) -> Any:
+        return p**e
+
+
+EXACT = Exact()
+FLOAT = Float()
+ARRAY = Array()
+SYMBOLIC = Symbolic()
+
+
+def of(*args: Any) -> Any:
+    """The namespace for a kernel's arguments: ARRAY if any is an array, SYMBOLIC if any is sympy, FLOAT if any is a float, else EXACT.
+
+    >>> import sympy
+    >>> of(np.zeros(2)) is ARRAY, of(sympy.Symbol("n"), 1) is SYMBOLIC, of(Fraction(1), 2.0) is FLOAT
+    (True, True, True)
+    """
+    kind = EXACT
+    for x in args:
+        if isinstance(x, np.ndarray):
+            return ARRAY
+        if type(x).__module__.startswith("sympy"):
+            kind = SYMBOLIC
+        elif kind is EXACT and isinstance(x, (float, np.floating)):
+            kind = FLOAT
+    return kind
+
+
+def for_number(number: Optional[Callable[[Any], Any]]) -> Any:
+    """The namespace of a ``number`` converter as fast's ``*_from`` functions take it.
+
+    >>> for_number(Fraction) is EXACT, for_number(float) is FLOAT
+    (True, True)
+    """
+    if number is None or number is Fraction:
+        return EXACT
+    if number is float:
+        return FLOAT
+    return SYMBOLIC

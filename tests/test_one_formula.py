@@ -1,0 +1,125 @@
+"""One formula in one place: a slip in a kernel breaks a theorem AND changes what ``tieaware eval`` prints.
+
+The numbers users read come from the float engine (``eval --float``), the
+exact whole-run path (``eval``) and fast's functions; all three call the
+kernels of :mod:`tieaware.fast.kernels`, looked up there when they run, and
+``tieaware prove`` proves those very kernels.  Each case below replaces one
+kernel in that module by a plausible slip (monkeypatching the module global)
+and checks that
+
+(a) the theorem about it now fails, and
+(b) ``tieaware eval`` prints other numbers, in float mode and in exact mode:
+    the engines call that kernel object, not a copy of its formula.
+
+A differential test alone would only see (b) on the inputs it tries.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from tieaware.cli import main
+from tieaware.fast import arith, kernels
+from tieaware.fast import measures as fm
+from tieaware.model import names
+from tieaware.proofs import THEOREMS
+
+MEASURES = "P@5 P@10 R@10 F1@10 AP AP@10 RR RR@5 nDCG@10 nDCG DCG@5 RBP RBP(p=0.5)@10"
+
+
+def _eval(capsys, *flags: str) -> dict:
+    assert main(["eval", "--format", "json", "-q", "--digits", "15", "-m", MEASURES, *flags]) == 0
+    out = json.loads(capsys.readouterr().out)
+    return {"mean": out["mean"], "per_query": out.get("per_query")}
+
+
+real = {name: getattr(kernels, name) for name in kernels.__all__}
+
+
+def _wrong_harmonic_ap_group(t, last, before, r, n):
+    return real["ap_group"](t + 1, last, before, r, n)  # the group's first rank left out
+
+
+def _ap_group_singleton_pair(t, last, before, r, n):
+    A = arith.of(t, last, before, r, n)
+    p = A.ratio(r - 1, n)  # (r-1)/n
+    return r / n * ((before + 1 - (t + 1) * p) * A.harmonic(t, last) + p * (last - t))
+
+
+CASES = [
+    # (kernel, wrong version, theorems that must fail, measures whose printed values must change)
+    ("expected_hits", lambda m, r, n: m * r / (n + 1), ["P@k", "R@k", "F1@k"], ["P@10", "R@10", "F1@10"]),
+    ("within", lambda t, n, k: n if k is None else arith.of(t, n, k).clip(k - t + 1, 0, n), ["P@k", "AP@k"], ["P@5", "AP@10"]),
+    ("pair_fraction", lambda r, n: arith.of(r, n).ratio(r - 1, n), ["AP slot", "AP harmonic sum", "AP@k"], ["AP"]),
+    ("ap_group", _wrong_harmonic_ap_group, ["AP harmonic sum", "AP@k"], ["AP"]),
+    ("ap_group", _ap_group_singleton_pair, ["AP harmonic sum", "AP@k"], ["AP"]),
+    ("survival_step", lambda x, r, n: 1 - r / (n - x + 2), ["first relevant weights", "RR group"], ["RR"]),
+    ("rr_step", lambda total, none_yet, x, t, r, n: (total + (none_yet - none_yet * real["survival_step"](x, r, n)) / (t + x + 1), none_yet * real["survival_step"](x, r, n)), ["RR group"], ["RR"]),
+    ("mean_gain", lambda total, n: total / (n + 1), ["DCG slot", "DCG@k"], ["nDCG@10", "DCG@5"]),
+    ("dcg_group", lambda G, n, t, last, discount="log2": real["dcg_group"](G, n, t, arith.of(G, n, t, last).maximum(last, t + n), discount), ["DCG@k"], ["DCG@5"]),
+    ("rbp_group", lambda p, t, end, r, n: r / n * (arith.of(p, t, end, r, n).power(p, t) - arith.of(p, t, end, r, n).power(p, end + 1)), ["RBP group"], ["RBP", "RBP(p=0.5)@10"]),
+    ("precision_value", lambda hits, k: hits / (k + 1), ["P@k"], ["P@5"]),
+    ("recall_value", lambda hits, num_rel: arith.of(hits, num_rel).ratio(hits, num_rel + 1), ["R@k"], ["R@10"]),
+    ("f1_value", lambda hits, k, num_rel: hits / (k + num_rel), ["F1@k"], ["F1@10"]),
+    ("ap_value", lambda total, num_rel: arith.of(total, num_rel).ratio(total, num_rel + 1), ["AP@k"], ["AP"]),
+    ("ndcg_value", lambda dcg, ideal: arith.of(dcg, ideal).ratio(dcg, ideal + ideal / 8), ["nDCG@k"], ["nDCG@10"]),
+]
+
+
+@pytest.mark.parametrize("kernel, wrong, theorems, measures", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_a_slip_in_a_kernel_breaks_a_theorem_and_the_printed_numbers(monkeypatch, capsys, kernel, wrong, theorems, measures):
+    right_float, right_exact = _eval(capsys, "--float"), _eval(capsys)
+    monkeypatch.setattr(kernels, kernel, wrong)
+    for name in theorems:
+        result = THEOREMS[name]()
+        assert not result.proved, f"{name} still proved with a wrong {kernel}"
+    wrong_float, wrong_exact = _eval(capsys, "--float"), _eval(capsys)
+    for m in measures:
+        assert wrong_float["mean"][m] != right_float["mean"][m], f"eval --float {m} did not use kernels.{kernel}"
+        assert wrong_exact["mean"][m] != right_exact["mean"][m], f"exact eval {m} did not use kernels.{kernel}"
+
+
+def test_the_kernels_are_proved_as_they_are():
+    # Control: with the real kernels, every theorem named above holds.
+    for name in {t for _, _, ts, _ in CASES for t in ts}:
+        assert THEOREMS[name]().proved, name
+
+
+def test_fast_functions_call_the_same_kernels(monkeypatch):
+    # fast's public functions (and so check/, vectors/ and the reference comparisons) go through them too.
+    ranking = [1, [0, 1, 0], 1]
+    right = (fm.precision(ranking, 3), fm.average_precision(ranking), fm.reciprocal_rank([0, [0, 1, 0]]))
+    monkeypatch.setattr(kernels, "expected_hits", lambda m, r, n: m * r / (n + 1))
+    monkeypatch.setattr(kernels, "ap_group", _wrong_harmonic_ap_group)
+    monkeypatch.setattr(kernels, "survival_step", lambda x, r, n: 1 - r / (n - x + 2))
+    wrong = (fm.precision(ranking, 3), fm.average_precision(ranking), fm.reciprocal_rank([0, [0, 1, 0]]))
+    assert all(a != b for a, b in zip(right, wrong))
+
+
+def test_the_exact_harmonic_span_is_checked(monkeypatch):
+    # The exact-mode primitive behind AP (binary splitting) is checked by a theorem too: a slip in its
+    # split (here: spans of over 16 ranks lose their last term) fails "exact arithmetic".
+    real_split = arith._harmonic
+    monkeypatch.setattr(arith, "_harmonic", lambda first, last: real_split(first, last - 1 if last - first >= 16 else last))
+    assert not THEOREMS["exact arithmetic"]().proved
+
+
+def test_rbp_default_p_comes_from_one_place(capsys, monkeypatch):
+    # The default persistence is names.RBP_P, read by every path when it runs: float and exact agree,
+    # and both equal RBP(p=0.8) spelled out.
+    assert names.RBP_P == Fraction(4, 5)
+    for flags in ((), ("--float",)):
+        assert main(["eval", "--format", "json", "--digits", "15", "-m", "RBP RBP(p=0.8)", *flags]) == 0
+        mean = json.loads(capsys.readouterr().out)["mean"]
+        assert mean["RBP"] == mean["RBP(p=0.8)"]
+    monkeypatch.setattr(names, "RBP_P", Fraction(9, 10))
+    values = []
+    for flags in ((), ("--float",)):
+        assert main(["eval", "--format", "json", "--digits", "12", "-m", "RBP RBP(p=0.9)", *flags]) == 0
+        mean = json.loads(capsys.readouterr().out)["mean"]
+        assert mean["RBP"]["tie_aware"]["decimal"] == mean["RBP(p=0.9)"]["tie_aware"]["decimal"]
+        values.append(mean["RBP"]["tie_aware"]["decimal"])
+    assert values[0] == values[1]
