@@ -45,6 +45,8 @@ _LAZY = {
     "compare_runs": "tieaware.runs.comparison",
     "Comparison": "tieaware.runs.comparison",
     "evaluate_spread": "tieaware.runs.comparison",
+    "compare_systems": "tieaware.runs.leaderboard",
+    "SystemsComparison": "tieaware.runs.leaderboard",
     "Spread": "tieaware.runs.comparison",
     "read_qrels": "tieaware.io.trec",
     "read_run": "tieaware.io.trec",

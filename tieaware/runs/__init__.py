@@ -9,5 +9,7 @@ own, so what ``tieaware prove`` checks is what prints users' numbers.
 - :mod:`~tieaware.runs.engine`: every query at once in numpy (float), and exact per query.
 - :mod:`~tieaware.runs.spread_engine`: worst, best and variance for every query at once.
 - :mod:`~tieaware.runs.comparison`: spread of a run's mean, and run A against run B.
+- :mod:`~tieaware.runs.significance`: paired tests, and their p-values' bounds over tie-breakings.
+- :mod:`~tieaware.runs.leaderboard`: ``compare_systems`` (also ``tieaware.compare_systems``): tests, leaderboards.
 - :mod:`~tieaware.runs.compat`: ir_measures' calling convention (``calc_aggregate``, ``iter_calc``).
 """

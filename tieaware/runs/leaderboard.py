@@ -1,0 +1,1031 @@
+"""Several systems compared with a significance test, whatever the ties: ``tieaware.compare_systems``.
+
+Every system's tied documents can be ordered in many ways, and a paired
+test fed one ordering per system (as ranx's ``compare`` or PyTerrier's
+``Experiment`` do) gives a verdict that may hold for that ordering only.
+For each measure this module gives
+
+- a **leaderboard**: the systems by expected (tie-aware) mean, each with the
+  smallest and largest mean over tie-breakings and the best and worst rank
+  it can take (systems are tie-broken independently, so a system's best
+  rank puts it at its largest mean and every other system at its smallest);
+- for each **pair** (each system against a baseline, or all pairs): the test
+  on the expected per-query values, bounds on the p-value over every joint
+  tie-breaking of both systems (exact and attained when the joint outcomes
+  can be enumerated, certified otherwise), the probability that the
+  verdict at ``alpha`` differs from the verdict on expected values, and
+  whether the verdict is the same for every tie-breaking.
+
+The statistics are in :mod:`tieaware.runs.significance`; docs/uncertainty.md
+("Significance") gives the method and the argument for each bound.
+
+>>> from tieaware.io.trec import parse_qrels, parse_run
+>>> qrels = parse_qrels(["q1 0 a 1", "q2 0 x 1", "q3 0 m 1"])
+>>> tied = parse_run(["q1 Q0 a 1 1 A", "q1 Q0 b 2 1 A", "q2 Q0 x 1 1 A", "q2 Q0 y 2 1 A",
+...                   "q3 Q0 m 1 1 A", "q3 Q0 n 2 1 A"])
+>>> last = parse_run(["q1 Q0 b 1 2 B", "q1 Q0 a 2 1 B", "q2 Q0 y 1 2 B", "q2 Q0 x 2 1 B",
+...                   "q3 Q0 n 1 2 B", "q3 Q0 m 2 1 B"])
+>>> out = compare_systems(qrels, {"tied": tied, "last": last}, "P@1", test="sign", alpha=0.25)
+>>> (pair,) = out.pairs["P@1"]
+>>> pair.p_value, pair.p_min, pair.p_max, pair.bounds   # expected: +1/2 on each query, 3 wins of 3
+(0.25, 0.25, 1.0, 'exact')
+>>> pair.verdict, pair.flip_probability, pair.robust    # each query a win or a zero, even odds
+('tied > last', Fraction(7, 8), False)
+>>> [(s.system, s.mean, s.best_rank, s.worst_rank) for s in out.standings["P@1"]]
+[('tied', Fraction(1, 2), 1, 1), ('last', Fraction(0, 1), 1, 2)]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Optional
+
+import numpy as np
+
+from tieaware.io.trec import Qrels, Run
+from tieaware.model.errors import TieawareError, bad
+from tieaware.model.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
+from tieaware.model.names import Measure
+from tieaware.model.params import flag
+from tieaware.runs import significance as sig
+from tieaware.runs.comparison import QueryStats, _minus, _sign, _spreadable, query_stats
+from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, _layer, exact_mean, measure_list, natural_key
+
+__all__ = [
+    "compare_systems",
+    "compare_prepared",
+    "SystemsComparison",
+    "Standing",
+    "PairResult",
+    "SAMPLES",
+    "ALPHA",
+    "FORMATS",
+]
+
+#: Monte Carlo tie-breakings drawn for the flip probability when every per-query distribution is known.
+SAMPLES = 1000
+ALPHA = 0.05
+#: What :meth:`SystemsComparison.render` writes.
+FORMATS = ("table", "markdown", "latex", "json")
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One system on one measure: its expected mean, its range over tie-breakings, its rank interval."""
+
+    system: str
+    mean: Exact
+    #: The smallest and largest mean over every tie-breaking of this system.
+    min_mean: Exact
+    max_mean: Exact
+    #: 1 + the number of systems with a larger expected mean (ties share a rank).
+    rank: int
+    #: The best and worst rank over every tie-breaking of every system.
+    best_rank: int
+    worst_rank: int
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """System A against system B on one measure, over every joint tie-breaking of both."""
+
+    measure: str
+    a: str
+    b: str
+    #: Expected means, E[mean A − mean B], and its smallest and largest value over tie-breakings.
+    mean_a: Exact
+    mean_b: Exact
+    expected_difference: Exact
+    min_difference: Exact
+    max_difference: Exact
+    #: "every", "some" or "none": A's mean is above B's for every tie-breaking, some, or none.
+    order: str
+    #: The test's name, or None (no test asked: the fields below are None).
+    test: Optional[str] = None
+    #: The test on the per-query expected values, and its bounds over every joint tie-breaking.
+    p_value: Optional[float] = None
+    p_min: Optional[float] = None
+    p_max: Optional[float] = None
+    #: "exact" (attained; every joint outcome enumerated, or attained by construction) or "certified".
+    bounds: Optional[str] = None
+    #: The same three after the multiple-comparison correction (equal to the raw ones without one).
+    p_adjusted: Optional[float] = None
+    p_adjusted_min: Optional[float] = None
+    p_adjusted_max: Optional[float] = None
+    #: The verdict on expected values at alpha: the significantly better system's name, or None.
+    better: Optional[str] = None
+    #: P(the verdict of a uniformly random joint tie-breaking differs from ``better``'s verdict).
+    flip_probability: Any = None
+    #: "exact" (enumerated), "bounds" (every tie-breaking has the same verdict), "monte carlo", "not estimated".
+    flip_method: Optional[str] = None
+    #: Monte Carlo: the number of tie-breakings drawn and the 95% Clopper-Pearson interval.
+    flip_samples: Optional[int] = None
+    flip_interval: Optional[tuple[float, float]] = None
+    #: True: one verdict for every tie-breaking; False: a tie-breaking changes it; None: not decided.
+    robust: Optional[bool] = None
+    #: Joint outcomes enumerated (distinct per-query difference combinations), when they were.
+    outcomes: Optional[int] = None
+
+    @property
+    def verdict(self) -> str:
+        """``"A > B"``, ``"B > A"`` or ``"n.s."`` (A and B as this pair's system names)."""
+        if self.test is None:
+            return ""
+        if self.better is None:
+            return "n.s."
+        return f"{self.a} > {self.b}" if self.better == self.a else f"{self.b} > {self.a}"
+
+    @property
+    def order_depends_on_ties(self) -> bool:
+        return self.order == "some"
+
+
+@dataclass(frozen=True)
+class SystemsComparison:
+    """The result of :func:`compare_systems`."""
+
+    systems: tuple[str, ...]
+    measures: tuple[str, ...]
+    queries: int
+    exact: bool
+    test: Optional[str]
+    alpha: float
+    correction: str
+    baseline: Optional[str]
+    resamples: int
+    seed: int
+    #: Per measure: the systems by expected mean (best first).
+    standings: dict[str, list[Standing]]
+    #: Per measure: the pairs tested.
+    pairs: dict[str, list[PairResult]]
+    #: Queries in some runs but not all (left out).
+    skipped: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    def render(self, format: str = "table", digits: int = 4) -> str:
+        """The comparison as text: ``table``, ``markdown``, ``latex`` or ``json``."""
+        if format not in FORMATS:
+            raise bad("format", format, f"must be one of {', '.join(FORMATS)}")
+        if format == "json":
+            return json.dumps(self.as_dict(digits), indent=2)
+        return _render(self, format, digits)
+
+    def as_dict(self, digits: int = 4) -> dict[str, Any]:
+        """Every value as ``{"exact", "decimal", "float"}`` (floats only for p-values), JSON-ready."""
+        return _as_dict(self, digits)
+
+    def plot(self, path: Optional[str] = None, measure: Optional[str] = None) -> Any:
+        """A matplotlib figure: each system's expected mean, its tie range and its rank interval.
+
+        Needs matplotlib (``pip install 'tieaware[plots]'``).  With *path* the
+        figure is saved there.  Returns the figure.
+        """
+        return _plot(self, path, measure)
+
+
+def _check(alpha: Any, correction: Any, test: Any, resamples: Any, seed: Any, samples: Any, limit: Any) -> None:
+    if test is not None:
+        sig.check_test(test)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, Fraction)) or not 0 < alpha < 1:
+        raise bad("alpha", alpha, "must be a number strictly between 0 and 1")
+    if correction not in sig.CORRECTIONS:
+        raise bad("correction", correction, f"must be one of {', '.join(sig.CORRECTIONS)}")
+    for name, value, least in (("resamples", resamples, 1), ("seed", seed, 0), ("limit", limit, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise bad(name, value, f"must be an int >= {least}")
+    if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int) or samples < 0):
+        raise bad("samples", samples, "must be None (automatic) or an int >= 0")
+
+
+def compare_systems(
+    qrels: Any,
+    runs: Any,
+    measures: MeasureSpec,
+    *,
+    test: Optional[str] = "t",
+    alpha: float = ALPHA,
+    correction: str = "none",
+    baseline: Optional[str] = None,
+    layer: str = "fast",
+    exact: bool = True,
+    resamples: int = sig.RESAMPLES,
+    seed: int = sig.SEED,
+    samples: Optional[int] = None,
+    limit: int = sig.ENUMERATION_LIMIT,
+    progress: bool = False,
+) -> SystemsComparison:
+    """Compare *runs* on *measures* with a paired *test*, over every tie-breaking of every run.
+
+    *runs* is a mapping {name: run} or a sequence of runs (named run_1,
+    run_2, ...); qrels and runs come in any shape :func:`tieaware.evaluate`
+    takes.  Queries: those with qrels in every run.  Pairs: each run against
+    *baseline* (A = the run, B = the baseline), or every pair (A before B in
+    *runs*' order).  *test*: one of ``t``, ``wilcoxon``, ``sign``,
+    ``randomization``, ``bootstrap`` (:mod:`tieaware.runs.significance`), or
+    None for the leaderboard alone.  *correction* (``none``, ``bonferroni``,
+    ``holm``) is applied per measure across its pairs.
+
+    Bounds on the p-value are exact (enumerated) when a pair's joint
+    outcomes number at most *limit*, else certified.  The flip probability is
+    exact when enumerated, 0 or 1 when the bounds decide every
+    tie-breaking's verdict, else estimated from *samples* seeded
+    tie-breakings (default: :data:`SAMPLES` when every per-query
+    distribution is known, as in exact mode; 0, "not estimated", otherwise;
+    with an int, orderings are drawn and evaluated where a distribution is
+    missing, which costs an evaluation per draw).  With Holm's correction a
+    pair's adjusted verdict depends on every pair: the flip probability is
+    then by Monte Carlo over joint tie-breakings of all systems.
+
+    Beware: the resampling tests depend on *seed* (and *resamples*); their
+    bounds are over tie-breakings for those resamples.
+    """
+    ms = _measures(measures)
+    exact = flag(exact, "exact")
+    _layer(layer)
+    _check(alpha, correction, test, resamples, seed, samples, limit)
+    from tieaware.io.columns import prepare_dicts
+    from tieaware.io.inputs import to_qrels, to_run
+
+    named = _named_runs(runs)
+    qrels = to_qrels(qrels)
+    converted = {name: to_run(run) for name, run in named.items()}
+    queries, skipped = _shared(qrels, converted)
+    prepared = {name: prepare_dicts(qrels, run, queries) for name, run in converted.items()}
+    return compare_prepared(
+        prepared,
+        ms,
+        test=test,
+        alpha=alpha,
+        correction=correction,
+        baseline=baseline,
+        layer=layer,
+        exact=exact,
+        resamples=resamples,
+        seed=seed,
+        samples=samples,
+        limit=limit,
+        progress=progress,
+        skipped=skipped,
+    )
+
+
+def _measures(measures: MeasureSpec) -> tuple[Measure, ...]:
+    ms = _spreadable(measure_list(measures))
+    for m in ms:
+        if m.name == "RBO":
+            raise bad("measure", str(m), "compares two rankings, not a run with qrels; use `tieaware rbo`")
+    return ms
+
+
+def _named_runs(runs: Any) -> dict[str, Any]:
+    if isinstance(runs, Mapping) and runs and all(isinstance(k, str) for k in runs) and not _looks_like_a_run(runs):
+        named = dict(runs)
+    elif isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
+        named = {f"run_{i + 1}": run for i, run in enumerate(runs)}
+    else:
+        raise bad("runs", runs, "must be a mapping {name: run} or a sequence of runs")
+    if len(named) < 2:
+        raise bad("runs", list(named), "must hold at least two runs")
+    return named
+
+
+def _looks_like_a_run(runs: Mapping) -> bool:
+    """A single run {qid: {docid: score}} passed where several were expected."""
+    first = next(iter(runs.values()))
+    if isinstance(first, Mapping):  # pytrec_eval's {qid: {docid: score}}
+        return bool(first) and not isinstance(next(iter(first.values())), (Mapping, list, tuple))
+    # tieaware's {qid: [(docid, score), ...]}
+    return isinstance(first, list) and bool(first) and isinstance(first[0], tuple) and len(first[0]) == 2 and isinstance(first[0][0], str)
+
+
+def _shared(qrels: Qrels, runs: Mapping[str, Run]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    sets = [set(run) for run in runs.values()]
+    every = set.intersection(*sets) & set(qrels)
+    some = set.union(*sets) & set(qrels)
+    if not every:
+        raise bad("runs", sorted(set.union(*sets), key=natural_key)[:5], "share no query that has qrels")
+    return tuple(sorted(every, key=natural_key)), tuple(sorted(some - every, key=natural_key))
+
+
+def compare_prepared(
+    prepared: Mapping[str, Any],
+    measures: MeasureSpec,
+    *,
+    test: Optional[str] = "t",
+    alpha: float = ALPHA,
+    correction: str = "none",
+    baseline: Optional[str] = None,
+    layer: str = "fast",
+    exact: bool = True,
+    resamples: int = sig.RESAMPLES,
+    seed: int = sig.SEED,
+    samples: Optional[int] = None,
+    limit: int = sig.ENUMERATION_LIMIT,
+    progress: bool = False,
+    skipped: Sequence[str] = (),
+) -> SystemsComparison:
+    """:func:`compare_systems` on runs already read as columns ({name: :class:`tieaware.io.columns.Prepared`}).
+
+    The queries compared are those every prepared run holds (each holds
+    only queries with qrels); the others are reported in ``skipped``.
+    """
+    ms = _measures(measures)
+    exact = flag(exact, "exact")
+    _layer(layer)
+    _check(alpha, correction, test, resamples, seed, samples, limit)
+    names = tuple(prepared)
+    if len(names) < 2:
+        raise bad("runs", list(names), "must hold at least two runs")
+    if baseline is not None and baseline not in names:
+        raise bad("baseline", baseline, f"must be one of the runs' names: {', '.join(names)}")
+    sets = [set(p.qids) for p in prepared.values()]
+    queries = tuple(sorted(set.intersection(*sets), key=natural_key))
+    if not queries:
+        raise bad("runs", sorted(set.union(*sets), key=natural_key)[:5], "share no query that has qrels")
+    skipped = tuple(sorted(set(skipped) | (set.union(*sets) - set(queries)), key=natural_key))
+    if test is not None:
+        sig._scipy()  # fail early, before any work, when scipy is missing
+    columns = {
+        name: _columns(p, ms, queries, exact=exact, layer=layer, progress=progress, label=name) for name, p in prepared.items()
+    }
+    if baseline is not None:
+        pairs = [(name, baseline) for name in names if name != baseline]
+    else:
+        pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    standings, results, notes = {}, {}, []
+    for m in ms:
+        key = str(m)
+        cols = {name: columns[name][key] for name in names}
+        standings[key] = _standings(names, cols)
+        results[key], why = _pairs(
+            key, pairs, cols, prepared, m, queries, test, alpha, correction, resamples, seed, samples, limit, exact, names
+        )
+        notes.extend(why)
+    return SystemsComparison(
+        systems=names,
+        measures=tuple(str(m) for m in ms),
+        queries=len(queries),
+        exact=exact,
+        test=test,
+        alpha=float(alpha),
+        correction=correction,
+        baseline=baseline,
+        resamples=resamples,
+        seed=seed,
+        standings=standings,
+        pairs=results,
+        skipped=skipped,
+        notes=tuple(dict.fromkeys(notes)),
+    )
+
+
+# --- per-system, per-query statistics ---------------------------------------------------------------------
+
+
+@dataclass
+class _Column:
+    """One system on one measure, over the shared queries (in their order)."""
+
+    expected: list
+    worst: list
+    best: list
+    #: Per query {value: probability}, or None where not known; None for the whole column in float mode.
+    distributions: Optional[list]
+
+    def floats(self, which: str) -> np.ndarray:
+        cached = getattr(self, "_" + which, None)
+        if cached is None:
+            cached = np.array([to_float(v) for v in getattr(self, which)], dtype=np.float64)
+            setattr(self, "_" + which, cached)
+        return cached
+
+
+def _rankings(p: Any, marks: bool) -> Iterable[tuple[str, list, list]]:
+    """(qid, ranking as tie groups of labels, every judged label) per query of a Prepared, in its order."""
+    values = p.label_values
+    starts = np.append(p.query_start, p.rows)
+    group_starts = np.append(p.group_start, p.rows)
+    judged_at = np.searchsorted(p.judged_query, np.arange(len(p.qids) + 1))
+    marks = marks and p.judged is not None
+    for number, qid in enumerate(p.qids):
+        first, last = int(starts[number]), int(starts[number + 1])
+        labels = [values[i] for i in p.label[first:last].tolist()]
+        if marks:  # None for unjudged rows (Judged and Bpref tell them from judged zeros)
+            labels = [x if seen else None for x, seen in zip(labels, p.judged[first:last].tolist())]
+        bounds = group_starts[np.searchsorted(group_starts, first) : np.searchsorted(group_starts, last) + 1].tolist()
+        ranking = [labels[a - first : b - first] for a, b in zip(bounds, bounds[1:])]
+        ideal = [values[i] for i in p.judged_label[judged_at[number] : judged_at[number + 1]].tolist()]
+        yield qid, ranking, ideal
+
+
+def _columns(
+    p: Any, ms: Sequence[Measure], queries: Sequence[str], *, exact: bool, layer: str, progress: bool, label: str
+) -> dict[str, _Column]:
+    position = {q: i for i, q in enumerate(p.qids)}
+    take = [position[q] for q in queries]
+    out: dict[str, _Column] = {}
+    slow = list(ms)
+    if not exact and layer == "fast":
+        from tieaware.runs import engine, spread_engine
+
+        slow = []
+        cache: dict = {}
+        for m in ms:
+            values = engine.values(p, m, cache)
+            stats = spread_engine.stats(p, m, cache)
+            if values is None or stats is None:
+                slow.append(m)
+                continue
+            worst, best, _ = stats
+            out[str(m)] = _Column(
+                [float(x) for x in np.asarray(values)[take]], np.asarray(worst)[take].tolist(), np.asarray(best)[take].tolist(), None
+            )
+    if slow:
+        marks = any(m.name in UNJUDGED for m in slow)
+        wanted = set(queries)
+        per: dict[str, list[list]] = {str(m): [[], [], [], []] for m in slow}
+        rows = [(q, r, i) for q, r, i in _rankings(p, marks) if q in wanted]
+        order = {q: k for k, q in enumerate(queries)}
+        rows.sort(key=lambda x: order[x[0]])
+        for qid, ranking, ideal in _progress(rows, progress, f"{label} (queries)"):
+            try:
+                for m in slow:
+                    s = query_stats(m, ranking, ideal, layer=layer, exact=exact, distribution=exact)
+                    for column, value in zip(per[str(m)], (s.expected, s.worst, s.best, s.distribution)):
+                        column.append(value)
+            except TieawareError as exc:
+                raise TieawareError(f"query {qid!r}: {exc}") from None
+        for m in slow:
+            e, w, b, d = per[str(m)]
+            out[str(m)] = _Column(e, w, b, d if exact else None)
+    return out
+
+
+def _progress(items: Sequence[Any], show: bool, desc: str) -> Iterable[Any]:
+    if not show:
+        return items
+    import sys
+
+    from tqdm import tqdm
+
+    return tqdm(items, desc=desc, unit="q", file=sys.stderr, disable=None, leave=False)
+
+
+# --- the leaderboard ----------------------------------------------------------------------------------------
+
+
+def _greater(x: Any, y: Any) -> bool:
+    return _sign(_minus(x, y)) > 0
+
+
+def _standings(names: Sequence[str], cols: Mapping[str, _Column]) -> list[Standing]:
+    mean = {s: exact_mean(cols[s].expected) for s in names}
+    low = {s: exact_mean(cols[s].worst) for s in names}
+    high = {s: exact_mean(cols[s].best) for s in names}
+    rows = []
+    for s in names:
+        others = [t for t in names if t != s]
+        rows.append(
+            Standing(
+                system=s,
+                mean=mean[s],
+                min_mean=low[s],
+                max_mean=high[s],
+                rank=1 + sum(_greater(mean[t], mean[s]) for t in others),
+                best_rank=1 + sum(_greater(low[t], high[s]) for t in others),
+                worst_rank=1 + sum(_greater(high[t], low[s]) for t in others),
+            )
+        )
+    return sorted(rows, key=lambda r: (r.rank, names.index(r.system)))
+
+
+# --- the pairs --------------------------------------------------------------------------------------------
+
+
+#: Largest product of two per-query support sizes convolved for an enumeration (beyond, the pair is not enumerable:
+#: a pair with at most ENUMERATION_LIMIT joint tie-breakings stays far below it).
+_LARGEST_PRODUCT = 10**7
+
+
+def _supports(xs: Sequence[Optional[dict]], ys: Sequence[Optional[dict]], limit: int) -> Optional[list[sig.Support]]:
+    """Per query, the distribution of A_q − B_q (independent tie-breakings, values snapped), or None.
+
+    None when a distribution is missing or the joint outcomes exceed *limit*.
+    """
+    out = []
+    total = 1
+    for x, y in zip(xs, ys):
+        if x is None or y is None or len(x) * len(y) > _LARGEST_PRODUCT or max(len(x), len(y)) * total > limit:
+            return None
+        fx = np.array([to_float(u) for u in x])
+        fy = np.array([to_float(v) for v in y])
+        diff = sig.snap(np.subtract.outer(fx, fy).ravel())
+        values, inverse = np.unique(diff, return_inverse=True)
+        weights: list[Any] = [0] * len(values)
+        for k, w in zip(inverse.tolist(), (pu * pv for pu in x.values() for pv in y.values())):
+            weights[k] += w
+        total *= len(values)
+        if total > limit:
+            return None
+        out.append(sig.Support(values, tuple(weights)))
+    return out
+
+
+def _zeros(xs: Optional[Sequence[Optional[dict]]], ys: Optional[Sequence[Optional[dict]]]) -> Optional[list[bool]]:
+    """Per query, whether A_q − B_q = 0 is possible (some shared value), when every distribution is known."""
+    if xs is None or ys is None or any(x is None for x in xs) or any(y is None for y in ys):
+        return None
+    out = []
+    for x, y in zip(xs, ys):
+        fx = np.array([to_float(u) for u in x])
+        fy = np.sort(np.array([to_float(v) for v in y]))
+        at = np.searchsorted(fy, fx)  # the nearest values of y on either side of each value of x
+        near = np.concatenate([fx - fy[np.minimum(at, len(fy) - 1)], fx - fy[np.maximum(at - 1, 0)]])
+        out.append(bool(np.any(sig.snap(near) == 0)))
+    return out
+
+
+def _pairs(
+    key: str,
+    pairs: Sequence[tuple[str, str]],
+    cols: Mapping[str, _Column],
+    prepared: Mapping[str, Any],
+    m: Measure,
+    queries: Sequence[str],
+    test: Optional[str],
+    alpha: float,
+    correction: str,
+    resamples: int,
+    seed: int,
+    samples: Optional[int],
+    limit: int,
+    exact: bool,
+    names: Sequence[str],
+) -> tuple[list[PairResult], list[str]]:
+    notes: list[str] = []
+    base = []
+    for a, b in pairs:
+        ca, cb = cols[a], cols[b]
+        mean_a, mean_b = exact_mean(ca.expected), exact_mean(cb.expected)
+        low = _minus(exact_mean(ca.worst), exact_mean(cb.best))
+        high = _minus(exact_mean(ca.best), exact_mean(cb.worst))
+        order = "every" if _sign(low) > 0 else "none" if _sign(high) <= 0 else "some"
+        base.append(dict(measure=key, a=a, b=b, mean_a=mean_a, mean_b=mean_b, expected_difference=_minus(mean_a, mean_b),
+                         min_difference=low, max_difference=high, order=order))
+    if test is None:
+        return [PairResult(**x) for x in base], notes
+    alpha = float(alpha)
+    family = len(pairs)
+    level = alpha / family if correction == "bonferroni" else alpha  # raw-p threshold of a per-pair verdict
+    work = []
+    for (a, b), info in zip(pairs, base):
+        ca, cb = cols[a], cols[b]
+        expected = sig.snap(ca.floats("expected") - cb.floats("expected"))
+        low = sig.snap(ca.floats("worst") - cb.floats("best"))
+        high = sig.snap(ca.floats("best") - cb.floats("worst"))
+        p, direction = sig.pvalues(test, expected[None, :], resamples=resamples, seed=seed)
+        supports = None
+        if ca.distributions is not None and cb.distributions is not None:
+            supports = _supports(ca.distributions, cb.distributions, limit)
+        enumerated = None
+        if supports is not None:
+            enumerated = sig.enumerate_pair(test, supports, limit=limit, resamples=resamples, seed=seed)
+        if enumerated is not None:
+            bounds = enumerated.bounds()
+        else:
+            zero = _zeros(ca.distributions, cb.distributions)
+            bounds = sig.certified_bounds(test, low, high, zero=zero, resamples=resamples, seed=seed)
+        witnesses = sig.pvalues(test, np.vstack([low, high]), resamples=resamples, seed=seed)
+        work.append(dict(info=info, p=float(p[0]), direction=int(direction[0]), bounds=bounds, enumerated=enumerated,
+                         supports=supports, witnesses=witnesses))
+    raw = np.array([w["p"] for w in work])
+    adjusted = sig.adjust(raw, correction)
+    adjusted_min = sig.adjust(np.array([w["bounds"].p_min for w in work]), correction)
+    adjusted_max = sig.adjust(np.array([w["bounds"].p_max for w in work]), correction)
+    draws = _Draws(cols, prepared, m, queries, seed, samples)
+    joint = correction == "holm" and family > 1
+    results = []
+    mc_pairs = []
+    for i, w in enumerate(work):
+        b: sig.Bounds = w["bounds"]
+        verdict = w["direction"] if adjusted[i] <= alpha else 0
+        # every tie-breaking's verdict, when the (adjusted) bounds decide it
+        decided: Optional[int] = None
+        if adjusted_max[i] <= alpha and b.direction_min == b.direction_max != 0:
+            decided = b.direction_min
+        elif adjusted_min[i] > alpha:
+            decided = 0
+        flip: Any = None
+        method = "not estimated"
+        robust: Optional[bool] = None
+        interval = None
+        count = None
+        if decided is not None:
+            flip = (Fraction(1) if exact else 1.0) if decided != verdict else (Fraction(0) if exact else 0.0)
+            method, robust = "bounds", True
+        elif w["enumerated"] is not None and not joint:
+            e = w["enumerated"]
+            outcome = e.verdicts(level)
+            flip = e.probability_of(outcome != verdict)
+            method, robust = "exact", bool(np.all(outcome == outcome[0]))
+        if robust is None:
+            wp, wd = w["witnesses"]
+            seen = {int(d) if p <= level else 0 for p, d in zip(wp, wd)}
+            if len(seen) > 1 and not joint:
+                robust = False
+            if method != "exact":
+                mc_pairs.append(i)
+        results.append(dict(verdict=verdict, flip=flip, method=method, robust=robust, interval=interval, count=count))
+    if mc_pairs:
+        n_samples = draws.count()
+        if n_samples == 0:
+            notes.append(
+                f"{key}: flip probability not estimated for {len(mc_pairs)} pair(s): some per-query distributions are not known "
+                "(float mode, or too many values); pass samples (--samples N) to draw tie-breakings"
+            )
+        else:
+            _monte_carlo(mc_pairs, pairs, work, results, draws, test, alpha, level, correction, resamples, seed, exact)
+    out = []
+    for i, (w, r) in enumerate(zip(work, results)):
+        info, b = w["info"], w["bounds"]
+        better = None if r["verdict"] == 0 else (info["a"] if r["verdict"] > 0 else info["b"])
+        e = w["enumerated"]
+        out.append(
+            PairResult(
+                **info,
+                test=test,
+                p_value=w["p"],
+                p_min=b.p_min,
+                p_max=b.p_max,
+                bounds="exact" if b.exact else "certified",
+                p_adjusted=float(adjusted[i]),
+                p_adjusted_min=float(adjusted_min[i]),
+                p_adjusted_max=float(adjusted_max[i]),
+                better=better,
+                flip_probability=r["flip"],
+                flip_method=r["method"],
+                flip_samples=r["count"],
+                flip_interval=r["interval"],
+                robust=r["robust"],
+                outcomes=None if e is None else e.outcomes,
+            )
+        )
+    if joint:
+        notes.append(f"{key}: Holm's adjusted bounds are certified (each pair's bounds pushed through the correction)")
+    return out, notes
+
+
+def _monte_carlo(
+    which: Sequence[int],
+    pairs: Sequence[tuple[str, str]],
+    work: Sequence[dict],
+    results: list[dict],
+    draws: "_Draws",
+    test: str,
+    alpha: float,
+    level: float,
+    correction: str,
+    resamples: int,
+    seed: int,
+    exact: bool,
+) -> None:
+    """Flip probabilities (and robust = False when a flip is seen) from seeded joint tie-breakings."""
+    joint = correction == "holm" and len(pairs) > 1
+    tested = range(len(pairs)) if joint else which
+    p = {}
+    direction = {}
+    for i in tested:
+        a, b = pairs[i]
+        D = draws.values(a) - draws.values(b)
+        p[i], direction[i] = sig.pvalues(test, D, resamples=resamples, seed=seed)
+    S = draws.count()
+    if joint:
+        P = sig.adjust(np.column_stack([p[i] for i in range(len(pairs))]), correction)
+        verdicts = {i: np.where(P[:, i] <= alpha, direction[i], 0) for i in which}
+    else:
+        verdicts = {i: np.where(p[i] <= level, direction[i], 0) for i in which}
+    for i in which:
+        v = verdicts[i]
+        flips = int((v != results[i]["verdict"]).sum())
+        results[i]["flip"] = flips / S
+        results[i]["method"] = "monte carlo"
+        results[i]["count"] = S
+        results[i]["interval"] = sig.clopper_pearson(flips, S)
+        if results[i]["robust"] is None and len(set(v.tolist())) > 1:
+            results[i]["robust"] = False
+
+
+class _Draws:
+    """Seeded tie-breakings of each system: per-query values of *count* joint draws (systems independent)."""
+
+    def __init__(self, cols: Mapping[str, _Column], prepared: Mapping[str, Any], m: Measure, queries: Sequence[str],
+                 seed: int, samples: Optional[int]):
+        self.cols, self.prepared, self.m, self.queries, self.seed = cols, prepared, m, queries, seed
+        known = all(c.distributions is not None and all(d is not None for d in c.distributions) for c in cols.values())
+        self.n = (SAMPLES if known else 0) if samples is None else samples
+        self.cache: dict[str, np.ndarray] = {}
+
+    def count(self) -> int:
+        return self.n
+
+    def values(self, system: str) -> np.ndarray:
+        if system not in self.cache:
+            index = list(self.cols).index(system)
+            rng = np.random.Generator(np.random.PCG64([self.seed, 7, index]))
+            self.cache[system] = _draw(self.cols[system], self.prepared[system], self.m, self.queries, rng, self.n)
+        return self.cache[system]
+
+
+def _draw(col: _Column, p: Any, m: Measure, queries: Sequence[str], rng: np.random.Generator, count: int) -> np.ndarray:
+    """(count × queries) values of independent uniform tie-breakings of one system."""
+    n = len(queries)
+    out = np.empty((count, n))
+    missing = []
+    for q in range(n):
+        d = None if col.distributions is None else col.distributions[q]
+        if d is None:
+            missing.append(q)
+            continue
+        values = np.array([to_float(v) for v in d])
+        cdf = np.cumsum([float(x) for x in d.values()])
+        out[:, q] = values[np.minimum(np.searchsorted(cdf, rng.random(count) * cdf[-1], side="right"), len(values) - 1)]
+    if missing:
+        out[:, missing] = _draw_orderings(p, m, [queries[q] for q in missing], rng, count)
+    return out
+
+
+def _draw_orderings(p: Any, m: Measure, queries: Sequence[str], rng: np.random.Generator, count: int) -> np.ndarray:
+    """(count × queries) float values of *m* on uniformly random orderings of each query's ties.
+
+    Each draw shuffles the rows inside every tie group whose members are not
+    all alike (random keys, one sort) and evaluates the untied rows through
+    :func:`tieaware.runs.engine.values` (per query through ``compute`` for a
+    measure the engine lacks).
+    """
+    from tieaware.io.columns import Prepared
+    from tieaware.runs import engine
+    from tieaware.runs.evaluate import compute
+
+    position = {q: i for i, q in enumerate(p.qids)}
+    take = np.array([position[q] for q in queries], dtype=np.int64)
+    sizes = p.group_sizes()
+    group = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    kind = p.label.astype(np.int64) * 2 + (0 if p.judged is None else p.judged.astype(np.int64))
+    lo = np.minimum.reduceat(kind, p.group_start) if p.rows else kind
+    hi = np.maximum.reduceat(kind, p.group_start) if p.rows else kind
+    mixed = np.flatnonzero((lo != hi)[group]) if p.rows else np.array([], dtype=np.int64)
+    out = np.empty((count, len(queries)))
+    fallback = m.name not in engine.SUPPORTED
+    for s in range(count):
+        keys = (group[mixed] << 32) + rng.integers(0, 1 << 32, size=len(mixed), dtype=np.int64)
+        order = np.arange(p.rows)
+        order[mixed] = mixed[np.argsort(keys, kind="stable")]
+        view = Prepared(
+            qids=p.qids,
+            query=p.query,
+            label=p.label[order],
+            label_values=p.label_values,
+            group_start=np.arange(p.rows, dtype=np.int64),
+            query_start=p.query_start,
+            judged_query=p.judged_query,
+            judged_label=p.judged_label,
+            trec_order=None,
+            skipped_run=[],
+            skipped_qrels=[],
+            judged=None if p.judged is None else p.judged[order],
+        )
+        values = None if fallback else engine.values(view, m)
+        if values is None:
+            marks = m.name in UNJUDGED
+            got = {q: compute(m, [x for g in r for x in g], ideal=i, exact=False) for q, r, i in _rankings(view, marks)}
+            values = np.array([got[q] for q in view.qids])
+        out[s] = np.asarray(values, dtype=np.float64)[take]
+    return out
+
+
+# --- output -------------------------------------------------------------------------------------------------
+
+
+def _fmt(value: Any, digits: int) -> str:
+    return "" if value is None else to_decimal(value, digits)
+
+
+def _p(value: Optional[float]) -> str:
+    if value is None:
+        return ""
+    if value == 0:
+        return "0"
+    return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+
+
+def _flip(r: PairResult, digits: int) -> str:
+    if r.flip_probability is None:
+        return "-"
+    text = to_decimal(r.flip_probability, digits) if not isinstance(r.flip_probability, float) else f"{r.flip_probability:.{digits}f}"
+    return ("≈" if r.flip_method == "monte carlo" else "") + text
+
+
+def _robust(r: PairResult) -> str:
+    return {True: "yes", False: "no", None: "?"}[r.robust]
+
+
+def _render(c: SystemsComparison, fmt: str, digits: int) -> str:
+    from tabulate import tabulate
+
+    tablefmt = {"table": "simple", "markdown": "github", "latex": "latex_raw"}[fmt]
+    lines = []
+    what = f"{c.test} test, alpha {c.alpha:g}" + (f", {c.correction}" if c.correction != "none" else "") if c.test else "no test"
+    lines.append(f"{len(c.systems)} systems, {c.queries} queries ({'exact' if c.exact else 'float'}); {what}")
+    if fmt != "table":
+        lines.append("")
+        lines.extend(_summary(c, fmt, digits, tablefmt))
+    for m in c.measures:
+        lines.append("")
+        lines.append(f"{m}: leaderboard" if fmt != "markdown" else f"### {m}: leaderboard")
+        body = [
+            [s.rank, s.system, _fmt(s.mean, digits), _fmt(s.min_mean, digits), _fmt(s.max_mean, digits),
+             f"{s.best_rank}" if s.best_rank == s.worst_rank else f"{s.best_rank}-{s.worst_rank}"]
+            for s in c.standings[m]
+        ]
+        head = ["rank", "system", "mean", "min", "max", "rank range"]
+        lines.append(tabulate(body, headers=head, tablefmt=tablefmt, disable_numparse=True))
+        pairs = c.pairs[m]
+        if not pairs:
+            continue
+        lines.append("")
+        lines.append(f"{m}: pairs" if fmt != "markdown" else f"### {m}: pairs")
+        head = ["A", "B", "E[A-B]", "min", "max", "order"]
+        if c.test:
+            head += ["p", "p min", "p max", "bounds"] + (["p adj"] if c.correction != "none" else []) + ["verdict", "flip", "robust"]
+        body = []
+        for r in pairs:
+            row = [r.a, r.b, _fmt(r.expected_difference, digits), _fmt(r.min_difference, digits), _fmt(r.max_difference, digits),
+                   "fixed" if r.order != "some" else "ties"]
+            if c.test:
+                row += [_p(r.p_value), _p(r.p_min), _p(r.p_max), r.bounds]
+                row += [_p(r.p_adjusted)] if c.correction != "none" else []
+                row += [r.verdict, _flip(r, digits), _robust(r)]
+            body.append(row)
+        lines.append(tabulate(body, headers=head, tablefmt=tablefmt, disable_numparse=True))
+    lines.append("")
+    lines.append(
+        "min/max: over every tie-breaking; rank range: best and worst rank over every tie-breaking of every system; "
+        "order: 'ties' when the tie-breaking decides which mean is larger."
+    )
+    if c.test:
+        lines.append(
+            "p: the test on the expected per-query values; p min/max: over every joint tie-breaking of the pair "
+            "(exact: attained; certified: never too narrow); flip: P(verdict differs from the verdict on expected values), "
+            "≈ Monte Carlo; robust: the same verdict for every tie-breaking (?: not decided)."
+        )
+    lines.extend(c.notes)
+    text = "\n".join(lines)
+    if fmt == "latex":
+        text = text.replace("≈", r"$\approx$")
+    return text
+
+
+def _summary(c: SystemsComparison, fmt: str, digits: int, tablefmt: str) -> list[str]:
+    """ranx-style: one row per system, one column per measure, the mean and the systems it beats."""
+    from tabulate import tabulate
+
+    letters = {s: chr(ord("a") + i) if i < 26 else f"s{i + 1}" for i, s in enumerate(c.systems)}
+    body = []
+    for s in c.systems:
+        row = [letters[s], s]
+        for m in c.measures:
+            st = next(x for x in c.standings[m] if x.system == s)
+            beats = []
+            for r in c.pairs[m]:
+                if r.better == s:
+                    other = r.b if r.a == s else r.a
+                    beats.append(letters[other] if r.robust else f"({letters[other]})")
+            mark = ",".join(beats)
+            cell = f"{_fmt(st.mean, digits)}"
+            if mark:
+                cell += f"$^{{{mark}}}$" if fmt == "latex" else f"<sup>{mark}</sup>"
+            span = f"{st.best_rank}" if st.best_rank == st.worst_rank else f"{st.best_rank}-{st.worst_rank}"
+            row.append(f"{cell} [{_fmt(st.min_mean, digits)}, {_fmt(st.max_mean, digits)}] #{span}")
+        body.append(row)
+    head = ["", "system"] + list(c.measures)
+    note = (
+        "mean [min, max over tie-breakings] #rank range; "
+        + (
+            f"superscript x: significantly better than system x ({c.test}, alpha {c.alpha:g}"
+            + (f", {c.correction}" if c.correction != "none" else "")
+            + ") for every tie-breaking; (x): on expected values, but not for every tie-breaking."
+            if c.test
+            else "no test."
+        )
+    )
+    return [tabulate(body, headers=head, tablefmt=tablefmt, disable_numparse=True), "", note]
+
+
+def _value(value: Any, digits: int) -> Optional[dict[str, Any]]:
+    if value is None:
+        return None
+    if isinstance(value, float):
+        return {"decimal": to_decimal(value, digits), "float": value}
+    return {"exact": to_exact_string(value), "rational": is_rational(value), "decimal": to_decimal(value, digits), "float": to_float(value)}
+
+
+def _as_dict(c: SystemsComparison, digits: int) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "systems": list(c.systems),
+        "queries": c.queries,
+        "skipped": list(c.skipped),
+        "exact": c.exact,
+        "test": c.test,
+        "alpha": c.alpha,
+        "correction": c.correction,
+        "baseline": c.baseline,
+        "resamples": c.resamples if c.test in ("randomization", "bootstrap") else None,
+        "seed": c.seed,
+        "notes": list(c.notes),
+        "measures": {},
+    }
+    for m in c.measures:
+        out["measures"][m] = {
+            "leaderboard": [
+                {
+                    "system": s.system,
+                    "rank": s.rank,
+                    "best_rank": s.best_rank,
+                    "worst_rank": s.worst_rank,
+                    "mean": _value(s.mean, digits),
+                    "min_mean": _value(s.min_mean, digits),
+                    "max_mean": _value(s.max_mean, digits),
+                }
+                for s in c.standings[m]
+            ],
+            "pairs": [
+                {
+                    "a": r.a,
+                    "b": r.b,
+                    "mean_a": _value(r.mean_a, digits),
+                    "mean_b": _value(r.mean_b, digits),
+                    "expected_difference": _value(r.expected_difference, digits),
+                    "min_difference": _value(r.min_difference, digits),
+                    "max_difference": _value(r.max_difference, digits),
+                    "order": r.order,
+                    "p_value": r.p_value,
+                    "p_min": r.p_min,
+                    "p_max": r.p_max,
+                    "bounds": r.bounds,
+                    "p_adjusted": r.p_adjusted,
+                    "p_adjusted_min": r.p_adjusted_min,
+                    "p_adjusted_max": r.p_adjusted_max,
+                    "better": r.better,
+                    "flip_probability": _value(r.flip_probability, digits),
+                    "flip_method": r.flip_method,
+                    "flip_samples": r.flip_samples,
+                    "flip_interval": None if r.flip_interval is None else list(r.flip_interval),
+                    "robust": r.robust,
+                    "outcomes": r.outcomes,
+                }
+                for r in c.pairs[m]
+            ],
+        }
+    return out
+
+
+def _plot(c: SystemsComparison, path: Optional[str], measure: Optional[str]) -> Any:
+    try:
+        import matplotlib
+
+        if path is not None:
+            matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise TieawareError("plots need matplotlib, which is not installed: pip install 'tieaware[plots]'") from None
+    chosen = list(c.measures) if measure is None else [measure]
+    for m in chosen:
+        if m not in c.standings:
+            raise bad("measure", m, f"must be one of {', '.join(c.measures)}")
+    fig, axes = plt.subplots(1, len(chosen), figsize=(5.5 * len(chosen), 0.55 * len(c.systems) + 1.6), squeeze=False)
+    for ax, m in zip(axes[0], chosen):
+        rows = c.standings[m][::-1]
+        y = np.arange(len(rows))
+        mean = np.array([to_float(s.mean) for s in rows])
+        lo = np.array([to_float(s.min_mean) for s in rows])
+        hi = np.array([to_float(s.max_mean) for s in rows])
+        ax.hlines(y, lo, hi, color="tab:blue", linewidth=4, alpha=0.35, label="range over tie-breakings")
+        ax.plot(mean, y, "o", color="tab:blue", label="expected mean")
+        ax.set_yticks(y)
+        ax.set_yticklabels([s.system for s in rows])
+        for yy, s, h in zip(y, rows, hi):
+            span = f"{s.best_rank}" if s.best_rank == s.worst_rank else f"{s.best_rank}–{s.worst_rank}"
+            ax.annotate(f"rank {span}", (h, yy), xytext=(6, -3), textcoords="offset points", fontsize=8)
+        ax.set_xlabel(m)
+        ax.set_title(f"{m}: means, tie ranges, rank intervals", fontsize=10)
+        ax.margins(x=0.25)
+        ax.legend(loc="lower right", fontsize=7)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path)
+    return fig
+
