@@ -11,7 +11,9 @@ Every theorem states its *scope*:
 - ``general``: proved for symbolic sizes, counts, positions and cutoffs;
 - ``bounded(...)``: checked for every case up to the stated bound, with the
   remaining quantities symbolic.  A bounded result is evidence, not proof,
-  beyond its bound.
+  beyond its bound.  It says *why* the bound is needed (the ``why``
+  argument of :func:`theorem`, and its row in docs/proofs.md, which
+  tests/test_proofs.py holds to the registered scope).
 
 >>> from tieaware.proofs import THEOREMS
 >>> r = THEOREMS["exchangeability"]()
@@ -80,6 +82,12 @@ class Result:
     proved: bool
     seconds: float
     detail: str = ""
+    why: str = ""
+
+    @property
+    def general(self) -> bool:
+        """True for a result proved for symbolic sizes, False for a bounded one."""
+        return self.scope == GENERAL
 
 
 @dataclass(frozen=True)
@@ -87,7 +95,9 @@ class Theorem:
     """A named statement with its scope and the function that proves it.
 
     Call it (optionally with replacement kernels) to get a :class:`Result`.
-    *formula* builds the statement as a sympy relation, for :attr:`latex`.
+    *formula* builds the statement as a sympy relation, for :attr:`latex`;
+    *why* says, for a bounded scope, why sympy cannot do the general case
+    and what the bound covers.
     """
 
     name: str
@@ -95,6 +105,7 @@ class Theorem:
     scope: str
     check: Callable[..., Optional[str]]
     formula: Callable[[], Any] = field(repr=False)
+    why: str = ""
 
     @property
     def latex(self) -> str:
@@ -110,20 +121,27 @@ class Theorem:
             detail, proved = str(exc), False
         except Exception as exc:  # a wrong kernel may not even run on symbols: that is a rejection too
             detail, proved = f"{type(exc).__name__}: {exc}", False
-        return Result(self.name, self.statement, self.latex, self.scope, proved, time.perf_counter() - began, detail)
+        return Result(self.name, self.statement, self.latex, self.scope, proved, time.perf_counter() - began, detail, self.why)
 
 
 #: Every theorem and lemma, by name, in the order they are registered (lemmas first).
 THEOREMS: dict[str, Theorem] = {}
 
 
-def theorem(name: str, statement: str, scope: str, formula: Callable[[], Any]) -> Callable[[Callable[..., Any]], Theorem]:
-    """Register the decorated check function as a :class:`Theorem` called *name*."""
+def theorem(
+    name: str, statement: str, scope: str, formula: Callable[[], Any], why: str = ""
+) -> Callable[[Callable[..., Any]], Theorem]:
+    """Register the decorated check function as a :class:`Theorem` called *name*.
+
+    *why*: for a bounded *scope*, why the bound is needed (printed by ``tieaware prove``).
+    """
 
     def register(check: Callable[..., Any]) -> Theorem:
         if name in THEOREMS:
             raise ValueError(f"theorem {name!r} is registered twice")
-        t = Theorem(name, statement, scope, check, formula)
+        if scope != GENERAL and not scope.startswith("bounded("):
+            raise ValueError(f"theorem {name!r}: scope {scope!r} is neither GENERAL nor bounded(...)")
+        t = Theorem(name, statement, scope, check, formula, why)
         THEOREMS[name] = t
         return t
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 import sympy
 
 from tieaware.cli import main
 from tieaware.proofs import GENERAL, THEOREMS, Result, Theorem, prove_all
+from tieaware.proofs.theorem import theorem
 from tieaware.proofs import rbo as rbo_proofs
 from tieaware.reference.rank_biased_overlap import rbo as reference_rbo
 
@@ -79,6 +81,44 @@ def test_cli_prove_latex_and_selection(capsys):
     out = capsys.readouterr().out
     assert "2 of 2 proved" in out
     assert r"$$ \frac{{\binom{n - 2}{r - 2}}}{{\binom{n}{r}}} = \frac{r \left(r - 1\right)}{n \left(n - 1\right)} $$" in out
+
+
+def _docs_rows() -> dict[str, list[str]]:
+    text = (Path(__file__).parent.parent / "docs" / "proofs.md").read_text(encoding="utf-8")
+    section = text.split("## What is proved", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0].startswith("`"):
+            rows[cells[0].strip("`")] = cells
+    return rows
+
+
+def test_docs_table_lists_every_theorem_with_its_scope():
+    # docs/proofs.md's table is the documentation of the scopes: one row per theorem, the registered
+    # scope verbatim, and for a bounded one the reason its bound is needed.
+    rows = _docs_rows()
+    assert set(rows) == set(THEOREMS)
+    for name, (_, statement, scope, seconds, why) in rows.items():
+        assert scope == f"`{THEOREMS[name].scope}`", name
+        assert statement and float(seconds) >= 0
+        if THEOREMS[name].scope != GENERAL:
+            assert len(why) > 20, f"{name}: a bounded scope needs its reason in docs/proofs.md"
+
+
+def test_cli_prove_prints_the_scope_summary(capsys):
+    assert main(["prove", "pair", "AP@k", "--details"]) == 0
+    out = capsys.readouterr().out
+    bounded = [n for n in ("pair", "AP@k") if THEOREMS[n].scope != GENERAL]
+    assert f"Scope: {2 - len(bounded)} general, {len(bounded)} bounded." in out
+    for name in bounded:
+        assert f"  {name}: {THEOREMS[name].scope}." in out
+    assert "pair: " in out.split("Scope:", 1)[1]  # --details: what the proof covered
+
+
+def test_a_scope_is_general_or_bounded():
+    with pytest.raises(ValueError, match="neither GENERAL nor bounded"):
+        theorem("nameless", "1 = 1", "somewhat", lambda: sympy.Eq(1, 1))(lambda: "")
 
 
 def test_cli_prove_list(capsys):

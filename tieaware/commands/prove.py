@@ -1,9 +1,10 @@
 """``tieaware prove``: check every symbolic proof that fast's closed forms equal the expectations.
 
 One row per lemma and theorem: its statement, whether it is proved in
-general or only up to a stated bound, the time taken, and the outcome.  The
-exit code is 1 if anything failed, so CI can run it.  The table is printed
-once everything has been checked.
+general or only up to a stated bound, the time taken, and the outcome; then
+how many are general and, for each bounded one, why its bound is needed.
+The exit code is 1 if anything failed, so CI can run it.  The table is
+printed once everything has been checked.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from tieaware.model.errors import bad
 if TYPE_CHECKING:
     from tieaware.proofs import Result
 
-__all__ = ["add_parser", "run", "table"]
+__all__ = ["add_parser", "run", "table", "scope_summary"]
 
 _DESCRIPTION = """\
 Check, with sympy, that each closed form in tieaware.fast equals the expected
@@ -32,7 +33,8 @@ calls fast's own kernels on symbols, so changing a kernel breaks a proof.
 
 A 'general' result holds for symbolic sizes, counts, positions and cutoffs.
 A 'bounded(...)' result was checked for every case up to the stated bound,
-with everything else symbolic.  See docs/proofs.md."""
+with everything else symbolic; the summary after the table says why each
+bound is needed.  See docs/proofs.md."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -44,6 +46,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("names", nargs="*", metavar="NAME", help="check only these theorems (default: all)")
     parser.add_argument("--latex", action="store_true", help="also print every statement in LaTeX")
+    parser.add_argument("--details", action="store_true", help="also print what each proof covered")
     parser.add_argument("--list", action="store_true", help="list the theorems without checking them")
     parser.set_defaults(run=run)
     return parser
@@ -56,6 +59,15 @@ def table(results: list["Result"], width: int = 64) -> str:
         for r in results
     ]
     return tabulate(rows, headers=["theorem", "statement", "scope", "seconds", "result"], tablefmt="simple")
+
+
+def scope_summary(results: list["Result"]) -> list[str]:
+    """How many results are general, then one line per bounded one with why its bound is needed."""
+    bounded = [r for r in results if not r.general]
+    lines = [f"Scope: {len(results) - len(bounded)} general, {len(bounded)} bounded."]
+    for r in bounded:
+        lines.append(f"  {r.name}: {r.scope}. {r.why or 'Why: docs/proofs.md.'}")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,8 +87,12 @@ def run(args: argparse.Namespace) -> int:
     total, cpu = time.perf_counter() - began, time.process_time() - cpu
     failed = [r for r in results if not r.proved]
     out = [table(results), "", f"{len(results) - len(failed)} of {len(results)} proved in {total:.1f} s ({cpu:.1f} s CPU)."]
+    out += scope_summary(results)
     for r in failed:
         out.append(f"FAILED {r.name}: {r.detail}")
+    if args.details:
+        out.append("")
+        out += [f"{r.name}: {r.detail}" for r in results if r.proved]
     if args.latex:
         out.append("")
         out += [f"% {r.name} [{r.scope}]\n$$ {r.latex} $$" for r in results]
