@@ -110,7 +110,7 @@ def test_missing_and_binary_files(tmp_path):
         read_qrels(tmp_path / "nope.txt")
     path = tmp_path / "bin.run"
     path.write_bytes(b"q1 Q0 a 1 \xff r\n")
-    with pytest.raises(TieawareError, match=r"bin\.run: not UTF-8 text \(invalid start byte at byte 10\)$"):
+    with pytest.raises(TieawareError, match=r"bin\.run:1: not UTF-8 text \(invalid start byte, byte offset 10 in the line\)$"):
         read_run(path)
 
 

@@ -47,9 +47,21 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    # `tieaware eval ...` imports only commands/eval.py (and not sympy through the others).
     first = next((w for w in words if not w.startswith("-")), None)
-    parser = build_parser(first if first in SUBCOMMANDS else None)
+    command = first if first in SUBCOMMANDS else None
+    try:
+        return _main(words, command)
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's code for SIGINT, no traceback
+        print(f"tieaware{' ' + command if command else ''}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(words: list[str], command: Optional[str]) -> int:
+    if command is None and "--version" in words:
+        # --version needs no subcommand module (and so none of numpy, sympy or hypothesis).
+        build_parser(only="").parse_args(words)
+    # `tieaware eval ...` imports only commands/eval.py (and not sympy through the others).
+    parser = build_parser(command)
     args = parser.parse_args(words)
     if not getattr(args, "command", None):
         parser.print_help()

@@ -38,7 +38,20 @@ from typing import IO, Any, Optional
 
 import numpy as np
 
-from tieaware.io.text import MAX_NUMBER_CHARS, Source, check_number, number_text, open_binary, shorten
+from tieaware.io.text import (
+    BOM,
+    MAX_LINE_BYTES,
+    MAX_NUMBER_CHARS,
+    READ_ERRORS,
+    Source,
+    cannot_read,
+    check_number,
+    line_too_long,
+    not_utf8,
+    number_text,
+    open_binary,
+    shorten,
+)
 from tieaware.model.errors import TieawareError
 
 __all__ = ["Table", "Prepared", "read_table", "prepare", "prepare_dicts"]
@@ -57,26 +70,49 @@ _NUMBER_BYTES[0] = True  # the padding of numpy byte strings
 
 
 def _blocks(stream: IO[bytes], name: str):
-    """Blocks of whole lines (each ends with a newline), with the number of lines before each."""
+    """Blocks of whole lines (each ends with a newline), with the number of lines before each.
+
+    A leading byte order mark is dropped, and a line longer than
+    :data:`~tieaware.io.text.MAX_LINE_BYTES` is refused, as the line reader
+    of :mod:`tieaware.io.trec` refuses it: memory holds at most one block
+    and one unfinished line, whatever the input.
+    """
     rest = b""
     lines_before = 0
+    first = True
     while True:
         try:
             data = stream.read(_BLOCK)
-        except (OSError, EOFError) as exc:  # a truncated .gz, a bad .bz2
-            raise TieawareError(f"cannot read {name!r}: {exc}") from None
+        except READ_ERRORS as exc:  # a truncated or corrupt .gz, a bad .bz2
+            raise cannot_read(name, exc) from None
         if not data:
             break
+        if first:
+            first = False
+            data = data.removeprefix(BOM)
         data = rest + data
         cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            rest = data
-            continue
         block, rest = data[:cut], data[cut:]
-        yield block, lines_before
-        lines_before += block.count(b"\n")
+        lines = block.count(b"\n")
+        _check_line_lengths(block, lines_before, name)
+        if len(rest) > MAX_LINE_BYTES:  # never hold more of an unfinished line than that
+            raise line_too_long(name, lines_before + lines + 1)
+        if block:
+            yield block, lines_before
+        lines_before += lines
     if rest:
         yield rest + b"\n", lines_before
+
+
+def _check_line_lengths(block: bytes, before: int, name: str) -> None:
+    """Refuse the first line of *block* (whole lines) longer than MAX_LINE_BYTES."""
+    if len(block) <= MAX_LINE_BYTES:
+        return
+    ends = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
+    lengths = np.diff(ends, prepend=-1) - 1
+    long = np.flatnonzero(lengths > MAX_LINE_BYTES)
+    if len(long):
+        raise line_too_long(name, before + int(long[0]) + 1)
 
 
 @dataclass
@@ -111,7 +147,7 @@ def read_table(source: Source, kind: str, *, progress: bool = False) -> Table:
     >>> t.qid.tolist(), t.docno.tolist(), t.value.tolist(), t.line.tolist()
     ([b'q1', b'q2'], [b'd1', b'd2'], [b'1', b'0'], [1, 3])
     """
-    stream, name, close = open_binary(source)
+    stream, name, close = open_binary(source, f"<{kind}>")
     try:
         blocks = _blocks(stream, name)
         bar = None
@@ -145,8 +181,8 @@ def _block(block: bytes, before: int, kind: str, name: str) -> tuple[np.ndarray,
         try:
             block.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = before + block.count(b"\n", 0, exc.start) + 1
-            raise TieawareError(f"{name}:{line}: not UTF-8 text ({exc.reason})") from None
+            start = block.rfind(b"\n", 0, exc.start) + 1
+            raise not_utf8(name, before + block.count(b"\n", 0, exc.start) + 1, exc, exc.start - start) from None
     fast = _fast_block(block, before, kind)
     return fast if fast is not None else _slow_block(block, before, kind, name)
 

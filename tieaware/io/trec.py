@@ -33,7 +33,6 @@ got 5: 'q1 Q0 d 4 1.5'``.
 
 from __future__ import annotations
 
-import io
 import math
 import os
 import struct
@@ -41,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import IO, Union
 
-from tieaware.io.text import number_text, open_binary, shorten
+from tieaware.io.text import number_text, shorten, text_lines
 from tieaware.model.errors import TieawareError
 
 __all__ = [
@@ -71,8 +70,10 @@ def _where(name: str, lineno: int) -> str:
 
 
 def _lines(lines: Iterable[str]) -> Iterable[tuple[int, list[str], str]]:
-    """(line number, columns, stripped text) of every non-blank line."""
+    """(line number, columns, stripped text) of every non-blank line; a leading BOM is dropped."""
     for lineno, line in enumerate(lines, start=1):
+        if lineno == 1 and isinstance(line, str):
+            line = line.removeprefix("\ufeff")  # text decoded as utf-8 rather than utf-8-sig
         text = line.strip()
         if text:
             yield lineno, text.split(), text
@@ -152,23 +153,10 @@ def parse_run(lines: Iterable[str], name: str = "<run>") -> Run:
 
 
 def _read(source: Source, parse, default_name: str):
-    if hasattr(source, "read") and isinstance(source.read(0), str):
-        return parse(source, getattr(source, "name", default_name))
-    # paths (.gz and .bz2 decompressed), "-" for stdin, binary streams
-    stream, name, close = open_binary(source)
-    try:
-        text = io.TextIOWrapper(stream, encoding="utf-8")
-        try:
-            return parse(text, name)
-        finally:
-            text.detach()
-    except (OSError, EOFError) as exc:
-        raise TieawareError(f"cannot read {name!r}: {getattr(exc, 'strerror', None) or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise TieawareError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    finally:
-        if close:
-            stream.close()
+    # paths (.gz and .bz2 decompressed), "-" for stdin, binary and text streams;
+    # one bounded line at a time, a leading BOM dropped (tieaware.io.text.text_lines)
+    with text_lines(source, default_name) as (lines, name):
+        return parse(lines, name)
 
 
 def read_qrels(source: Source) -> Qrels:
