@@ -181,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
     # table and json: read as columns (tieaware.io.columns), evaluate every query at once in float
     # mode (tieaware.runs.engine) or one query at a time in exact mode.
     prepared = _prepared(args)
+    _warn_summary_name(prepared.qids, args.per_query and args.format == "table")
     if exact and prepared.rows > LARGE_EXACT:
         print(
             f"tieaware eval: note: exact evaluation of {prepared.rows:,} documents may take a while; "
@@ -210,6 +211,16 @@ def run(args: argparse.Namespace) -> int:
     text = {"table": _table, "json": _json}[args.format](report, args.per_query)
     print(text)  # one print, after all the work: no half-written output
     return 0
+
+
+def _warn_summary_name(qids: list[str], shown: bool) -> None:
+    """Say so (stderr) when a query's per-query rows carry the summary rows' name, "all"."""
+    if shown and "all" in qids:
+        print(
+            "tieaware eval: warning: a query is named 'all', as the summary rows are; "
+            "the summary's rows are the last ones (or use --format json, which keeps them apart)",
+            file=sys.stderr,
+        )
 
 
 def _prepared(args: argparse.Namespace) -> Prepared:
@@ -463,6 +474,7 @@ def _trec_eval_layout(args: argparse.Namespace, counters, measures, common) -> s
     qrels_table, run_table = _tables(args)
     tie_break = None if args.tie_break == "none" else "trec_eval"
     prepared = prepare(qrels_table, run_table, trec_order=tie_break is not None)  # one order is printed
+    _warn_summary_name(prepared.qids, args.per_query)
     if measures:
         per_query = evaluate_prepared(prepared, measures, tie_break=tie_break, **common).per_query
     else:  # counters only: the queries trec_eval evaluates, run ∩ qrels

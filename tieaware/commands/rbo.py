@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from fractions import Fraction
 from typing import Any
 
@@ -101,6 +102,12 @@ def run(args: argparse.Namespace) -> int:
     shared = sorted(set(run_a) & set(run_b))
     if not shared:
         raise bad("RUN_A and RUN_B", [args.run_a, args.run_b], "must share at least one query")
+    if "mean" in shared and args.format == "table":
+        print(
+            "tieaware rbo: warning: a query is named 'mean', as the summary row is; "
+            "the summary is the last row (or use --format json, which keeps them apart)",
+            file=sys.stderr,
+        )
     bounds = BOUNDS if args.bound == "all" else (args.bound,)
     rows = []
     for qid in shared:

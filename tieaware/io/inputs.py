@@ -98,6 +98,14 @@ def _rows(data: Any, fields: tuple[str, str, str], argument: str) -> Iterable[tu
             present = [c for c in (name, *_PYTERRIER.get(name, ())) if c in data.columns]
             if not present:
                 raise bad(argument, list(data.columns), f"is a DataFrame without a {name!r} column; it needs {list(fields)}")
+            if len(present) > 1:
+                # ir_measures' and PyTerrier's names side by side: which one is meant is a guess.
+                raise bad(
+                    argument,
+                    list(data.columns),
+                    f"is a DataFrame with both {present[0]!r} and {present[1]!r} columns; keep one of them "
+                    f"(ir_measures' {list(fields)} or PyTerrier's {[_PYTERRIER.get(f, (f,))[0] for f in fields]})",
+                )
             columns.append(present[0])
         return data[columns].itertuples(index=False, name=None)
     return (_row(item, fields, argument) for item in data)

@@ -19,9 +19,11 @@ expression when irrational (log discounts, ln(1/(1-p)), square roots).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import sys
+from collections.abc import Iterator
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Integral, Rational
@@ -139,10 +141,25 @@ def to_float(value: Exact) -> float:
 
     >>> to_float(Fraction(1, 3))
     0.3333333333333333
+    >>> to_float("1/3")
+    Traceback (most recent call last):
+    ...
+    tieaware.model.errors.TieawareError: value must be a number: a Fraction, int, float, Decimal or sympy value, got '1/3'
+
+    Beware: a value beyond the float range (about 1.8e308) raises
+    OverflowError, as ``float()`` does.
     """
-    if isinstance(value, (int, float, Fraction)):
+    if isinstance(value, (int, float, Fraction, Decimal)) and not isinstance(value, bool):
         return float(value)
-    return float(value.evalf(20))
+    scalar = _numpy_scalar(value)
+    if scalar is not None and not isinstance(scalar, _np_bool()):
+        return float(scalar)
+    if isinstance(value, bool) or not hasattr(value, "evalf"):
+        raise bad("value", value, "must be a number: a Fraction, int, float, Decimal or sympy value")
+    approx = value.evalf(20)
+    if not getattr(approx, "is_real", False) or not approx.is_number:
+        raise bad("value", value, "must be a real number")
+    return float(approx)
 
 
 def to_decimal(value: Exact, digits: int = 30) -> str:
@@ -189,7 +206,7 @@ def _np_bool() -> type:
 def _int_text(n: int) -> str:
     # str() refuses ints of more than 4,300 digits (sys.get_int_max_str_digits);
     # Decimal converts without that limit, and exactly.
-    return str(n) if n < 10**4000 else str(Decimal(n))
+    return str(n) if -(10**4000) < n < 10**4000 else str(Decimal(n))
 
 
 def _symbolic_to_fraction(expr: Any, digits: int) -> Fraction:
@@ -197,11 +214,15 @@ def _symbolic_to_fraction(expr: Any, digits: int) -> Fraction:
     # counts significant digits, so a value with m digits before the point
     # needs m more of them to keep *digits* after it.
     rough = expr.evalf(15)
-    if not rough.is_real:
+    if not rough.is_real or not rough.is_number:
         raise bad("value", expr, "must be a real number")
-    whole_digits = len(str(abs(int(rough)))) if rough else 0
+    whole_digits = len(_int_text(abs(int(rough)))) if rough else 0
     approx = expr.evalf(digits + 15 + whole_digits)
-    return Fraction(str(approx))
+    # The binary value of sympy's Float, exactly (its decimal text may exceed
+    # Python's 4,300-digit limit on str -> int); it is within the guard digits.
+    sign, mantissa, exponent, _ = approx._mpf_
+    value = Fraction(int(mantissa) * 2**exponent) if exponent >= 0 else Fraction(int(mantissa), 2 ** (-exponent))
+    return -value if sign else value
 
 
 def to_exact_string(value: Exact) -> str:
@@ -212,8 +233,26 @@ def to_exact_string(value: Exact) -> str:
     """
     if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
         f = Fraction(value)
-        return f"{f.numerator}/{f.denominator}"
-    return str(value)
+        return f"{_int_text(f.numerator)}/{_int_text(f.denominator)}"
+    if isinstance(value, bool) or not isinstance(value, (float, Decimal)) and not hasattr(value, "evalf"):
+        raise bad("value", value, "must be a number: a Fraction, int, float, Decimal or sympy value")
+    with _big_ints():  # sympy prints its integers with str()
+        return str(value)
+
+
+@contextlib.contextmanager
+def _big_ints() -> Iterator[None]:
+    """Lift Python's 4,300-digit limit on int -> str for the duration (3.11+)."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is None:
+        yield
+        return
+    before = get()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)
 
 
 def divide(numerator: Exact, denominator: Exact) -> Exact:

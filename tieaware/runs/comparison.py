@@ -39,6 +39,7 @@ from tieaware.model.exact import Exact, is_rational, to_float
 from tieaware.fast.tie_spread import spread_stats, spread_stats_many
 from tieaware.model.names import Measure
 from tieaware.model.params import flag
+from tieaware.io.inputs import to_qrels, to_run
 from tieaware.io.trec import Qrels, Run, run_ranking
 
 __all__ = [
@@ -225,6 +226,7 @@ def evaluate_spread(
     ms = _spreadable(measure_list(measures))
     exact = flag(exact, "exact")
     _layer(layer)
+    qrels, run = to_qrels(qrels), to_run(run)  # any shape evaluate() takes
     queries = tuple(sorted((q for q in run if q in qrels), key=natural_key))
     if not queries:
         raise bad("run", sorted(run, key=natural_key)[:5], "has no query that appears in the qrels")
@@ -395,11 +397,17 @@ def compare_runs(
 ) -> list[Comparison]:
     """Compare two runs on the queries that have qrels and appear in both runs.
 
+    Qrels and runs come in any shape :func:`tieaware.evaluate` takes
+    (pytrec_eval dicts, tieaware's own, ir_measures namedtuples, DataFrames).
     Raises TieawareError when no query is shared.
     """
     ms = _spreadable(measure_list(measures))
     exact = flag(exact, "exact")
+    progress = flag(progress, "progress")
     _layer(layer)
+    if isinstance(max_support, bool) or not isinstance(max_support, int) or max_support < 1:
+        raise bad("max_support", max_support, "must be an int >= 1")
+    qrels, run_a, run_b = to_qrels(qrels), to_run(run_a), to_run(run_b)
     for m in ms:
         if m.name == "RBO":
             raise bad("measure", str(m), "compares two rankings, not a run with qrels; use `tieaware rbo`")

@@ -50,6 +50,7 @@ from tieaware.model.errors import bad
 from tieaware.model.exact import Exact, to_float
 from tieaware.io.inputs import to_qrels, to_run
 from tieaware.model.names import Measure, parse
+from tieaware.model.params import flag
 
 __all__ = ["Metric", "calc_aggregate", "iter_calc", "evaluator", "Evaluator"]
 
@@ -97,7 +98,14 @@ class Evaluator:
         tie_break: Optional[str] = None,
         layer: str = "fast",
     ) -> None:
-        # Checked here, where every entry point (calc_aggregate, iter_calc, evaluator) passes.
+        # Checked here, where every entry point (calc_aggregate, iter_calc, evaluator) passes,
+        # as evaluate() and the command line check them: exact="yes" is not silently truthy.
+        exact, fast_float = flag(exact, "exact"), flag(fast_float, "fast_float")
+        from tieaware.runs.evaluate import TIE_BREAKS, _check_layer
+
+        _check_layer(layer)
+        if tie_break not in TIE_BREAKS:
+            raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
         if exact and fast_float:
             raise bad("fast_float", fast_float, "cannot be combined with exact=True")
         self._measures = _measures(measures)
