@@ -230,3 +230,30 @@ def test_cli_missing_file(files, capsys):
     assert main(["compare", files[0], files[1], files[1] + ".missing"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("tieaware compare: error:")
+
+
+def test_the_normal_approximation_uses_the_variance_of_the_mean_difference(parsed):
+    """P(A > B) ≈ Φ(E[D]/sd(D)) with sd(D) the sd of the *mean* difference (docs/uncertainty.md), the sd column.
+
+    It used Σ var instead of Σ var / n², so with many queries it sat near 1/2
+    whatever the difference: 100 queries of one tied pair each, A's relevant
+    document tied with a non-relevant one and B's always second, gave 0.54
+    for an exact P(A > B) of 1 - 2**-100.
+    """
+    import math
+
+    lines_q = [f"q{i} 0 a 1" for i in range(100)]
+    tied = [f"q{i} Q0 {d} 1 1 A" for i in range(100) for d in "ab"]
+    second = [f"q{i} Q0 b 1 2 B\nq{i} Q0 a 2 1 B" for i in range(100)]
+    qrels, a, b = parse_qrels(lines_q), parse_run(tied), parse_run("\n".join(second).splitlines())
+    (exact,) = compare_runs(qrels, a, b, "P@1")
+    (normal,) = compare_runs(qrels, a, b, "P@1", max_support=2)
+    assert exact.method == "exact" and exact.p_greater == 1 - Fraction(1, 2**100)
+    assert normal.method == "normal" and normal.sd_difference == Fraction(1, 20)  # √(100/4)/100
+    z = float(normal.expected_difference) / float(normal.sd_difference)  # (1/2) / (1/20) = 10
+    assert normal.p_greater == 0.5 * math.erfc(-z / math.sqrt(2)) and normal.p_greater > 0.999
+    # the same identity on the shared fixture, whatever its numbers
+    qrels, a, b = parsed
+    (c,) = compare_runs(qrels, a, b, "AP", max_support=2)
+    sd = float(c.sd_difference)
+    assert c.p_greater == pytest.approx(0.5 * math.erfc(-float(c.expected_difference) / (sd * math.sqrt(2))), rel=1e-12)

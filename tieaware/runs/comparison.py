@@ -505,14 +505,14 @@ def _p_greater(
         return one * 0, "bounds", "exact: the largest difference is <= 0"
     missing = sum(1 for s in list(a) + list(b) if s.distribution is None)
     if missing:
-        return _normal(expected, variance), "normal", (
+        return _normal(expected, variance, n), "normal", (
             f"approximate: {missing} per-query distribution(s) not available; "
             "normal approximation from the exact mean and variance of the difference"
         )
     rational = exact and all(is_rational(v) for s in list(a) + list(b) for v in s.distribution)
     total = _convolve(a, b, rational, max_support)
     if total is None:
-        return _normal(expected, variance), "normal", (
+        return _normal(expected, variance, n), "normal", (
             f"approximate: the distribution of the difference has more than {max_support:,} values; "
             "normal approximation from its exact mean and variance"
         )
@@ -555,8 +555,9 @@ def _merge(total: Mapping[Any, Any], step: Mapping[Any, Any], rational: bool, st
     return out
 
 
-def _normal(expected: Any, variance: Any) -> float:
-    mean, var = to_float(expected), to_float(variance)
+def _normal(expected: Any, variance: Any, n: int) -> float:
+    """Φ(E[D]/sd(D)) for the mean difference D over *n* queries: *variance* is Σ_q var(A_q − B_q), so var(D) is that over n²."""
+    mean, var = to_float(expected), to_float(variance) / (n * n)
     if var <= 0:
         return 1.0 if mean > FLOAT_TIE else 0.0
     return 0.5 * math.erfc(-mean / math.sqrt(2 * var))
