@@ -31,6 +31,10 @@ _LAZY = {
     **dict.fromkeys(("rbo_best", "rbo_variance", "rbo_worst"), "rbo_uncertainty"),
     **dict.fromkeys(("best", "best_ordering", "distribution", "variance", "worst", "worst_ordering"), "uncertainty"),
     **dict.fromkeys(("bpref", "judged", "r_precision", "success"), "trec_measures"),
+    **dict.fromkeys(
+        ("kendall_tau", "kendall_tau_expected", "kendall_tau_range", "kendall_tau_variance", "tau_ap", "tau_ap_expected", "tau_ap_range", "tau_ap_variance"),
+        "correlation",
+    ),
 }
 
 
@@ -65,6 +69,14 @@ __all__ = [
     "rbp",
     "rbp_residual",
     "err",
+    "kendall_tau",
+    "tau_ap",
+    "kendall_tau_expected",
+    "tau_ap_expected",
+    "kendall_tau_range",
+    "tau_ap_range",
+    "kendall_tau_variance",
+    "tau_ap_variance",
     "worst",
     "best",
     "variance",

@@ -22,6 +22,16 @@ from tieaware.reference.uncertainty import best, best_ordering, distribution, va
 from tieaware.reference.trec_measures import bpref, judged, r_precision, success
 from tieaware.reference.rbp import rbp, rbp_residual
 from tieaware.reference.err import err
+from tieaware.reference.correlation import (
+    kendall_tau,
+    kendall_tau_expected,
+    kendall_tau_range,
+    kendall_tau_variance,
+    tau_ap,
+    tau_ap_expected,
+    tau_ap_range,
+    tau_ap_variance,
+)
 
 __all__ = [
     "precision",
@@ -39,6 +49,14 @@ __all__ = [
     "rbp",
     "rbp_residual",
     "err",
+    "kendall_tau",
+    "tau_ap",
+    "kendall_tau_expected",
+    "tau_ap_expected",
+    "kendall_tau_range",
+    "tau_ap_range",
+    "kendall_tau_variance",
+    "tau_ap_variance",
     "worst",
     "best",
     "variance",

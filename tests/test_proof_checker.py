@@ -23,6 +23,8 @@ from tieaware.fast import variance_kernels as fv
 from tieaware.fast.err import err_group
 from tieaware.fast.kernels import ap_group, ap_slot, expected_hits, first_relevant_step, pair_fraction, rr_group
 from tieaware.fast.trec_measures import bpref_from
+from tieaware.fast import correlation as fast_corr
+from tieaware.fast import corr_kernels as ck
 from tieaware.proofs import THEOREMS
 
 
@@ -282,6 +284,14 @@ def ap_group_variance_ignores_k(t, n, r, b, k):
     return fv.ap_group_variance(t, n, r, b, None)
 
 
+def qap_without_mixed_term(g, pos, item):
+    # The covariance of the linear and the pairwise parts forgotten.
+    zero = 0 * pos.row_v
+    return ck.permutation_variance(g, pos._replace(row_v=zero, col_v=zero, v=zero, v2=zero), item) + ck.permutation_variance(
+        g, pos._replace(a=zero, a2=zero, row2=zero, col2=zero, row_col=zero, row_v=zero, col_v=zero), item
+    )
+
+
 WRONG = [
     ("exchangeability", {"kernel": lambda m, r, n: m * r / (n + 1)}),
     ("exchangeability", {"kernel": lambda m, r, n: (m + 1) * r / n}),
@@ -353,6 +363,20 @@ WRONG = [
     ("Var AP", {"weighted": ap_variance_forgets_plus_one}),
     ("Var AP", {"weighted": ap_variance_shared_pairs_once}),
     ("Var AP", {"group": ap_group_variance_ignores_k}),
+    ("τ_a = E[τ]", {"kernel": lambda n0, n1, n2, n3, d: n0 - n1 - n2 - 2 * d}),  # pairs tied in both subtracted twice
+    ("τ_a = E[τ]", {"kernel": lambda n0, n1, n2, n3, d: n0 - 2 * d}),  # tied pairs counted as concordant
+    ("E[τ_AP]", {"within": lambda p, g, one: 2 * ck.within_group(p, g, one)}),  # a pair inside a group always concordant
+    ("E[τ_AP]", {"within": lambda p, g, one: ck.within_group(p + 1, g, one)}),  # slots one rank off
+    ("E[τ_AP]", {"expected": lambda x, y: fast_corr.tau_ap_expected(y, x)}),  # reference and estimate swapped
+    ("Var τ", {"kernel": lambda t: t * (t - 1) * (2 * t + 3)}),
+    ("Var τ", {"variance": lambda x, y: 2 * fast_corr.kendall_tau_variance(x, y)}),
+    ("Var τ_AP", {"kernel": qap_without_mixed_term}),
+    ("Var τ_AP", {"cell": lambda above, m, g, w0, w1, w2: 12 * ck.cell_spread(above, m, g, w0, w1, w2)}),  # without the 1/12
+    ("Var τ_AP", {"cell": lambda above, m, g, w0, w1, w2: ck.cell_spread(above, m, g, w0, w1, 0 * w2)}),  # pairs of cell-mates forgotten
+    ("Var τ_AP", {"variance": lambda x, y: fast_corr.tau_ap_variance(y, x)}),
+    ("τ, τ_AP extremes", {"gain": lambda k, lead, one: ck.slot_weight(k + 1, one) + (ck.slot_weight(k, one) - ck.slot_weight(k + 1, one)) * lead}),
+    ("τ, τ_AP extremes", {"tau_ap_range": lambda x, y: fast_corr.tau_ap_range(y, x)}),
+    ("τ, τ_AP extremes", {"tau_range": lambda x, y: fast_corr.kendall_tau_range(x, y)._replace(min=0 * fast_corr.kendall_tau(x, y, "a"))}),
 ]
 
 
@@ -434,3 +458,16 @@ def test_editing_the_overlap_kernel_in_fast_rbo_breaks_the_rbo_proofs(monkeypatc
 def test_editing_the_contribution_kernel_in_fast_rbo_breaks_the_rbo_proofs(monkeypatch):
     monkeypatch.setattr(fast_rbo, "crossing_contribution", contribution_off_by_one)
     assert not THEOREMS["RBO^a MIN"]().proved
+
+
+def test_editing_a_kernel_in_fast_correlation_breaks_its_proof(monkeypatch):
+    monkeypatch.setattr(fast_corr, "within_group", lambda p, g, one: ck.within_group(p + 1, g, one))  # tau_ap_expected calls the global
+    assert not THEOREMS["E[τ_AP]"]().proved
+    monkeypatch.undo()
+    monkeypatch.setattr(fast_corr, "cell_spread", lambda *args: 12 * ck.cell_spread(*args))
+    assert not THEOREMS["Var τ_AP"]().proved
+    monkeypatch.undo()
+    monkeypatch.setattr(fast_corr, "kendall_tie_term", lambda t: t * (t - 1) * (2 * t + 3))
+    assert not THEOREMS["Var τ"]().proved
+    monkeypatch.undo()
+    assert THEOREMS["Var τ"]().proved

@@ -25,6 +25,8 @@ Rankings of items (RBO's input form):
 
 - :func:`rbo_pairs`, :func:`rbo_rankings`, :func:`untied_rbo_pairs`: rankings
   of items with tie groups; :func:`tie_structure`: group sizes.
+- :func:`corr_pairs`, :func:`untied_corr_pairs`: two rankings of the same
+  items, for Kendall's τ and τ_AP.
 """
 
 from tieaware.testing.rankings import (
@@ -36,6 +38,7 @@ from tieaware.testing.rankings import (
     tied_rankings,
 )
 from tieaware.testing.rbo import rbo_pairs, rbo_rankings, tie_structure, untied_rbo_pairs
+from tieaware.testing.corr import corr_pairs, untied_corr_pairs
 
 __all__ = [
     "labels",
@@ -48,4 +51,6 @@ __all__ = [
     "rbo_rankings",
     "untied_rbo_pairs",
     "tie_structure",
+    "corr_pairs",
+    "untied_corr_pairs",
 ]

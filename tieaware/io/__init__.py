@@ -8,4 +8,5 @@ Imports only :mod:`tieaware.model`.
 - :mod:`~tieaware.io.inputs`: pytrec_eval dicts, ir_measures namedtuples, DataFrames.
 - :mod:`~tieaware.io.trec_format`: trec_eval's output layout and measure families.
 - :mod:`~tieaware.io.exact_print`: exact values printed to any number of digits.
+- :mod:`~tieaware.io.systems`: results tables (systems × measures) for ``tieaware corr --systems``.
 """

@@ -11,5 +11,6 @@ The lowest room: it imports nothing else of tieaware, and every other room
 - :mod:`~tieaware.model.names`: measure names in ir_measures syntax (``nDCG@10``, ``P(rel=2)@5``).
 - :mod:`~tieaware.model.params`: checks of cutoffs, thresholds, probabilities and flags.
 - :mod:`~tieaware.model.rbo_input`: RBO's rankings of items with tie groups.
+- :mod:`~tieaware.model.corr_input`: two rankings of the same items, for Kendall's τ and τ_AP.
 - :mod:`~tieaware.model.structures`: every tie structure of n documents.
 """

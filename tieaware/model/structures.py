@@ -8,6 +8,9 @@ unordered multiset, since every order inside a group is equally likely.
 [(1, 1, 1), (1, 2), (2, 1), (3,)]
 >>> sum(1 for _ in all_tied_rankings(2, (0, 1)))
 7
+
+For rank correlation, :func:`ranking_pairs` lists every pair of tied
+rankings of the same n items up to renaming the items.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
-__all__ = ["compositions", "all_tied_rankings", "all_tied_rankings_upto"]
+__all__ = ["compositions", "all_tied_rankings", "all_tied_rankings_upto", "ranking_pairs"]
 
 T = TypeVar("T")
 
@@ -54,3 +57,48 @@ def all_tied_rankings_upto(n: int, labels: Sequence[T]) -> Iterator[list]:
     """
     for size in range(n + 1):
         yield from all_tied_rankings(size, labels)
+
+
+def ranking_pairs(n: int) -> Iterator[tuple[list, list]]:
+    """Every pair (x, y) of tied rankings of the items 0..n−1, up to renaming the items, each once.
+
+    x lists the items in order, cut into tie groups (a composition of n);
+    y is an ordered partition of x's groups' members into tie groups,
+    taking the members of each x-group in order.  Renaming items inside an
+    x-group changes neither ranking's structure, so every pair of weak
+    orders on n items is one of these after a renaming.  Groups are tuples,
+    singletons bare items.
+
+    >>> sum(1 for _ in ranking_pairs(2))
+    5
+    >>> next(ranking_pairs(3))
+    ([0, 1, 2], [2, 1, 0])
+    """
+    for sizes in compositions(n):
+        groups, start = [], 0
+        for size in sizes:
+            groups.append(list(range(start, start + size)))
+            start += size
+        x = [g[0] if len(g) == 1 else tuple(g) for g in groups]
+        for parts in _ordered_parts(tuple(sizes)):
+            taken = [0] * len(sizes)
+            y = []
+            for part in parts:
+                members = []
+                for label, count in enumerate(part):
+                    members += groups[label][taken[label] : taken[label] + count]
+                    taken[label] += count
+                y.append(members[0] if len(members) == 1 else tuple(members))
+            yield x, y
+
+
+def _ordered_parts(counts: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], ...]]:
+    """Every sequence of non-empty sub-multisets (counts per label) that uses up *counts*."""
+    if not any(counts):
+        yield ()
+        return
+    for part in itertools.product(*(range(c + 1) for c in counts)):
+        if any(part):
+            rest = tuple(c - p for c, p in zip(counts, part))
+            for tail in _ordered_parts(rest):
+                yield (part,) + tail
