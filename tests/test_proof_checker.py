@@ -461,13 +461,15 @@ def test_editing_the_contribution_kernel_in_fast_rbo_breaks_the_rbo_proofs(monke
 
 
 def test_editing_a_kernel_in_fast_correlation_breaks_its_proof(monkeypatch):
-    monkeypatch.setattr(fast_corr, "within_group", lambda p, g, one: ck.within_group(p + 1, g, one))  # tau_ap_expected calls the global
+    # fast.correlation looks each kernel up in tieaware.fast.corr_kernels when it calls it.
+    within, cell, term = ck.within_group, ck.cell_spread, ck.kendall_tie_term
+    monkeypatch.setattr(ck, "within_group", lambda p, g, one: within(p + 1, g, one))
     assert not THEOREMS["E[τ_AP]"]().proved
     monkeypatch.undo()
-    monkeypatch.setattr(fast_corr, "cell_spread", lambda *args: 12 * ck.cell_spread(*args))
+    monkeypatch.setattr(ck, "cell_spread", lambda *args: 12 * cell(*args))
     assert not THEOREMS["Var τ_AP"]().proved
     monkeypatch.undo()
-    monkeypatch.setattr(fast_corr, "kendall_tie_term", lambda t: t * (t - 1) * (2 * t + 3))
+    monkeypatch.setattr(ck, "kendall_tie_term", lambda t: t * (t - 1) * (2 * t + 3))
     assert not THEOREMS["Var τ"]().proved
     monkeypatch.undo()
-    assert THEOREMS["Var τ"]().proved
+    assert THEOREMS["Var τ"]().proved and THEOREMS["E[τ_AP]"]().proved
