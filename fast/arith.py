@@ -211,6 +211,8 @@ class Exact:
 
     def ratio(self, num: Any, den: Any) -> Any:
         """num/den, 0 when den is 0 (formal values resolved first)."""
+        if type(den) in _RATIONAL and type(num) in _RATIONAL:  # the common case, without a call per group
+            return Fraction(num, den) if den else Fraction(0)
         from tieaware.model.exact import divide
 
         return divide(self.value(num), self.value(den))
@@ -229,6 +231,9 @@ class Exact:
     def power(p: Any, e: int) -> Any:
         """p**e, formal until :meth:`value` resolves it."""
         return Formal.power(p, e)
+
+
+_RATIONAL = (int, Fraction)
 
 
 def _harmonic(first: int, last: int) -> Fraction:
@@ -456,6 +461,9 @@ ARRAY = Array()
 SYMBOLIC = Symbolic()
 
 
+_KINDS: dict[type, Any] = {int: EXACT, Fraction: EXACT, bool: EXACT, Formal: EXACT, float: FLOAT}
+
+
 def of(*args: Any) -> Any:
     """The namespace for a kernel's arguments: ARRAY if any is an array, SYMBOLIC if any is sympy, FLOAT if any is a float, else EXACT.
 
@@ -465,6 +473,12 @@ def of(*args: Any) -> Any:
     """
     kind = EXACT
     for x in args:
+        known = _KINDS.get(type(x))  # the common types by one lookup: exact mode calls this per group
+        if known is EXACT:
+            continue
+        if known is FLOAT:
+            kind = FLOAT if kind is EXACT else kind
+            continue
         if isinstance(x, np.ndarray):
             return ARRAY
         if type(x).__module__.startswith("sympy"):

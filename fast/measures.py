@@ -125,9 +125,9 @@ def average_precision_from(
     for g in summary:
         if k is not None and g.start >= k:
             break
-        if g.relevant:
+        if g.relevant:  # a group without a relevant document adds nothing, to the total or to *before*
             total = total + group(g.start, g.start + kernels.within(g.start, g.size, k), before, g.relevant, g.size)
-        before = before + g.relevant
+            before = before + g.relevant
     return kernels.ap_value(total, num_rel)
 
 

@@ -22,8 +22,7 @@ from typing import Any, Optional
 
 from tieaware.fast.arith import of
 from tieaware.fast.groups import Group
-from tieaware.fast.kernels import first_relevant_step
-from tieaware.fast.measures import hits_from
+from tieaware.fast import kernels, measures
 
 __all__ = [
     "hits_variance",
@@ -73,7 +72,7 @@ def hits_variance_from(summary: Sequence[Group], k: Any, *, hits: Optional[Calla
     Fraction(1, 3)
     """
     # the same walk over the groups as the expected hits (fast.measures.hits_from), another kernel
-    return hits_from(summary, k, hits=hits_variance if hits is None else hits)
+    return measures.hits_from(summary, k, hits=hits_variance if hits is None else hits)
 
 
 def rank_statistic_variance(x_spread: Num, w1: Num, w2: Num, n: Num) -> Num:
@@ -103,7 +102,7 @@ def rr_moment_step(mean: Num, second: Num, none_yet: Num, x: Num, t: Num, r: Num
     >>> rr_moment_step(0, 0, 1, 1, 1, F(1), F(2))
     (Fraction(1, 4), Fraction(1, 8), Fraction(1, 2))
     """
-    weight, still_none = first_relevant_step(none_yet, x, r, n)
+    weight, still_none = kernels.first_relevant_step(none_yet, x, r, n)
     rank = t + x
     return mean + weight / rank, second + weight / (rank * rank), still_none
 

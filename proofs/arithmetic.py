@@ -78,6 +78,9 @@ def prove_exact_arithmetic(exact: Optional[Any] = None) -> str:
         )
         if A.value(formal) != want:
             raise ProofFailure(f"the formal spans ({a}, {b}) and ({c}, {d}) resolve to {A.value(formal)}, not {want}")
-    if A.ratio(Fraction(1), 0) != 0 or A.ratio(Fraction(1), Fraction(2)) != Fraction(1, 2):
-        raise ProofFailure("EXACT.ratio is not num/den with 0 for a zero denominator")
+    ratios = [(Fraction(1), 0, 0), (Fraction(1), Fraction(2), Fraction(1, 2)), (3, 4, Fraction(3, 4)), (0, 0, 0), (Fraction(-5, 3), 7, Fraction(-5, 21))]
+    for num, den, want in ratios:
+        got = A.ratio(num, den)
+        if got != want or not isinstance(got, Fraction):
+            raise ProofFailure(f"EXACT.ratio({num!r}, {den!r}) = {got!r}, not the Fraction {want} (num/den, 0 for a zero denominator)")
     return f"{len(prefix) * (len(prefix) + 1) // 2} harmonic spans; {sums} power sums; {len(spans) * (len(spans) - 1) // 2} pairs of formal spans; the safe ratio"

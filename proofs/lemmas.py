@@ -19,12 +19,12 @@ registered lemmas compare them with fast's kernels.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import sympy
 from sympy import Eq, Product, Sum, binomial, combsimp
 
-from tieaware.fast.kernels import expected_hits, first_relevant_step, pair_fraction, survival_step
+from tieaware.fast import kernels
 from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, same, theorem
 
 __all__ = [
@@ -111,9 +111,10 @@ def p_first_at(x_: Any, r_: Any, n_: Any) -> Any:
     "exchangeability",
     "A given slot of a tie group of n with r relevant is relevant with probability r/n.",
     GENERAL,
-    lambda: Eq(binomial(n - 1, r - 1) / binomial(n, r), expected_hits(1, r, n), evaluate=False),
+    lambda: Eq(binomial(n - 1, r - 1) / binomial(n, r), kernels.expected_hits(1, r, n), evaluate=False),
 )
-def prove_exchangeability(kernel: Callable[..., Any] = expected_hits) -> str:
+def prove_exchangeability(kernel: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or kernels.expected_hits  # looked up when the theorem runs, as the engines do
     same(p_relevant(r, n), kernel(1, r, n), "P(slot relevant) vs expected_hits(1, r, n)")
     return "C(n-1, r-1)/C(n, r) simplifies to r/n for symbolic n, r"
 
@@ -122,9 +123,10 @@ def prove_exchangeability(kernel: Callable[..., Any] = expected_hits) -> str:
     "pair",
     "Two given slots of a tie group are both relevant with probability r(r-1)/(n(n-1)) (n >= 2).",
     GENERAL,
-    lambda: Eq(binomial(n - 2, r - 2) / binomial(n, r), (expected_hits(1, r, q_pos + 1) * pair_fraction(r, q_pos + 1)).subs(q_pos, n - 1), evaluate=False),
+    lambda: Eq(binomial(n - 2, r - 2) / binomial(n, r), (kernels.expected_hits(1, r, q_pos + 1) * kernels.pair_fraction(r, q_pos + 1)).subs(q_pos, n - 1), evaluate=False),
 )
-def prove_pair(hits: Callable[..., Any] = expected_hits, pair: Callable[..., Any] = pair_fraction) -> str:
+def prove_pair(hits: Optional[Callable[..., Any]] = None, pair: Optional[Callable[..., Any]] = None) -> str:
+    hits, pair = hits or kernels.expected_hits, pair or kernels.pair_fraction
     # n = q + 1 with q >= 1: sympy knows n - 1 != 0, so pair_fraction's ratio is the quotient (n >= 2).
     n2 = q_pos + 1
     same(p_pair(r, n2), hits(1, r, n2) * pair(r, n2), "P(both slots relevant) vs (r/n)·pair_fraction(r, n)")
@@ -140,9 +142,10 @@ def prove_pair(hits: Callable[..., Any] = expected_hits, pair: Callable[..., Any
     "hypergeometric mean",
     "The first m slots of a tie group hold m·r/n relevant documents on average.",
     GENERAL,
-    lambda: Eq(_hypergeometric_sum(), expected_hits(m, r, n), evaluate=False),
+    lambda: Eq(_hypergeometric_sum(), kernels.expected_hits(m, r, n), evaluate=False),
 )
-def prove_hypergeometric_mean(kernel: Callable[..., Any] = expected_hits) -> str:
+def prove_hypergeometric_mean(kernel: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or kernels.expected_hits
     same(mean_hits(m, r, n_pos), kernel(m, r, n_pos), "hypergeometric mean vs expected_hits(m, r, n)")
     return "sympy sums h·C(r,h)·C(n-r,m-h)/C(n,m) over h = 0..m to m·r/n (n >= 1)"
 
@@ -151,9 +154,10 @@ def prove_hypergeometric_mean(kernel: Callable[..., Any] = expected_hits) -> str
     "first relevant (recursion)",
     "P(first x slots irrelevant) = C(n-x, r)/C(n, r) = f(x, r, n), the product of survival_step(1..x).",
     GENERAL,
-    lambda: Eq(binomial(n - x, r) / binomial(n, r), Product(survival_step(h, r, n), (h, 1, x)), evaluate=False),
+    lambda: Eq(binomial(n - x, r) / binomial(n, r), Product(kernels.survival_step(h, r, n), (h, 1, x)), evaluate=False),
 )
-def prove_first_relevant(step: Callable[..., Any] = survival_step) -> str:
+def prove_first_relevant(step: Optional[Callable[..., Any]] = None) -> str:
+    step = step or kernels.survival_step
     # Induction on x.  Base: f(0) = C(n, r)/C(n, r) = 1 = the empty product.
     same(p_none_in_first(0, r, n), 1, "f(0, r, n)")
     # Step: f(x)/f(x-1) is exactly fast's survival_step(x, r, n), for symbolic x.
@@ -172,7 +176,8 @@ def prove_first_relevant(step: Callable[..., Any] = survival_step) -> str:
         evaluate=False,
     ),
 )
-def prove_first_relevant_weights(step: Callable[..., Any] = first_relevant_step) -> str:
+def prove_first_relevant_weights(step: Optional[Callable[..., Any]] = None) -> str:
+    step = step or kernels.first_relevant_step
     # rr_group and rr_moments are folds of first_relevant_step from f(0) = 1 (their own theorems check
     # the folds).  Loop invariant, by induction on x: entering step x the carried value is f(x-1); the
     # step must give the weight f(x-1) - f(x) and carry f(x).  Proved for a symbolic x.

@@ -29,7 +29,6 @@ from sympy import Eq, Max, Min, Sum, Symbol
 
 from tieaware.fast.groups import Group
 from tieaware.fast import kernels, measures
-from tieaware.fast.kernels import expected_hits
 from tieaware.proofs.lemmas import mean_hits
 from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, decided, same, theorem
 
@@ -83,7 +82,7 @@ _k = Symbol("k")
 
 
 def _hits_formula() -> Any:
-    return Sum(expected_hits(Min(_g["n"], Max(0, _k - _g["t"])), _g["r"], _g["n"]), (Symbol("g"), 1, Symbol("G")))
+    return Sum(kernels.expected_hits(Min(_g["n"], Max(0, _k - _g["t"])), _g["r"], _g["n"]), (Symbol("g"), 1, Symbol("G")))
 
 
 @theorem(

@@ -25,21 +25,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Optional
 
 import sympy
 from sympy import Eq, Function, Max, Min, Sum, Symbol, binomial, factorial
 
-from tieaware.fast.variance_kernels import (
-    ap_group_variance,
-    ap_weighted_variance,
-    hits_variance,
-    hits_variance_from,
-    rank_statistic_variance,
-    rr_moment_step,
-    rr_moments,
-    rr_variance,
-)
+from tieaware.fast import variance_kernels
 from tieaware.proofs.lemmas import p_first_at, p_none_in_first, p_pair, p_relevant
 from tieaware.fast.groups import Group
 from tieaware.proofs.average_precision import ap_cases
@@ -102,7 +93,7 @@ _k = Symbol("k")
 
 def _precision_formula() -> Any:
     slots = Min(_g["n"], Max(0, _k - _g["t"]))
-    return Eq(Tex(r"\mathrm{Var}[P@k]"), Sum(hits_variance(slots, _g["r"], _g["n"]), (Symbol("g"), 1, Symbol("G"))) / _k**2, evaluate=False)
+    return Eq(Tex(r"\mathrm{Var}[P@k]"), Sum(variance_kernels.hits_variance(slots, _g["r"], _g["n"]), (Symbol("g"), 1, Symbol("G"))) / _k**2, evaluate=False)
 
 
 @theorem(
@@ -111,7 +102,9 @@ def _precision_formula() -> Any:
     GENERAL,
     _precision_formula,
 )
-def prove_precision_variance(kernel: Callable[..., Any] = hits_variance, compose: Callable[..., Any] = hits_variance_from) -> str:
+def prove_precision_variance(kernel: Optional[Callable[..., Any]] = None, compose: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or variance_kernels.hits_variance  # looked up when the theorem runs, as the engines do
+    compose = compose or variance_kernels.hits_variance_from
     # 1. One group, symbolic m, r, n >= 2: the hypergeometric variance from the pair lemma.
     same(derived_hits_variance(m, r, n2), kernel(m, r, n2), "Var[hits in m slots of a group]")
     # n = 1: one ordering, so no variance, for m, r in {0, 1}.
@@ -146,7 +139,7 @@ def prove_precision_variance(kernel: Callable[..., Any] = hits_variance, compose
 def _dcg_formula() -> Any:
     spread = Tex(r"\sum_e (x_e - \bar{x})^2")
     w1, w2 = Tex(r"\left(\sum_j w_j\right)"), Tex(r"\sum_j w_j^2")
-    return Eq(Tex(r"\mathrm{Var}\left[\sum_e x_e w_{\sigma(e)}\right]"), rank_statistic_variance(spread, w1, w2, Symbol("n")), evaluate=False)
+    return Eq(Tex(r"\mathrm{Var}\left[\sum_e x_e w_{\sigma(e)}\right]"), variance_kernels.rank_statistic_variance(spread, w1, w2, Symbol("n")), evaluate=False)
 
 
 @theorem(
@@ -155,7 +148,8 @@ def _dcg_formula() -> Any:
     GENERAL,
     _dcg_formula,
 )
-def prove_dcg_variance(kernel: Callable[..., Any] = rank_statistic_variance) -> str:
+def prove_dcg_variance(kernel: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or variance_kernels.rank_statistic_variance
     # 1. Symbolic n >= 2, power sums X1 = Σx, X2 = Σx², W1 = Σw, W2 = Σw².  Counting orderings:
     #    P(σ(e) = j) = (n-1)!/n!; P(σ(e) = i, σ(f) = j) = (n-2)!/n! for e != f, i != j, and
     #    Σ_{i != j} w_i w_j = W1² - W2, Σ_{e != f} x_e x_f = X1² - X2.
@@ -208,8 +202,11 @@ def _rr_placements(t_: Any, size: int, relevant: int, q: Any) -> list[Any]:
     _rr_formula,
 )
 def prove_rr_variance(
-    step: Callable[..., Any] = rr_moment_step, moments: Callable[..., Any] = rr_moments, variance: Callable[..., Any] = rr_variance
+    step: Optional[Callable[..., Any]] = None, moments: Optional[Callable[..., Any]] = None, variance: Optional[Callable[..., Any]] = None
 ) -> str:
+    step = step or variance_kernels.rr_moment_step
+    moments = moments or variance_kernels.rr_moments
+    variance = variance or variance_kernels.rr_variance
     # Every rank above the decisive group is irrelevant, so RR = 1/(t + s) for its first relevant slot s
     # within k, else 0 (RR@k's own theorem shows fast picks that group).
     # 1. rr_moments is a fold of rr_moment_step from (0, 0, f(0) = 1).  Induction on the slot x: entering
@@ -267,7 +264,9 @@ def _ap_placements(weights: Sequence[Any], relevant: int) -> list[Any]:
     bounded(f"n<={AP_WEIGHTED_SIZE}"),
     _ap_formula,
 )
-def prove_ap_variance(weighted: Callable[..., Any] = ap_weighted_variance, group: Callable[..., Any] = ap_group_variance) -> str:
+def prove_ap_variance(weighted: Optional[Callable[..., Any]] = None, group: Optional[Callable[..., Any]] = None) -> str:
+    weighted = weighted or variance_kernels.ap_weighted_variance
+    group = group or variance_kernels.ap_group_variance
     # A group after rank t with b relevant above adds (1/num_rel)·Σ_{s relevant, t+s <= k} (b + hits in the
     # group up to s)/(t+s): b is fixed by the tie structure, so groups are independent.
     # 1. Any slot weights c(s), symbolic b, every n <= AP_WEIGHTED_SIZE and every r: every placement.

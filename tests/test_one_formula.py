@@ -56,7 +56,7 @@ CASES = [
     ("pair_fraction", lambda r, n: arith.of(r, n).ratio(r - 1, n), ["AP slot", "AP harmonic sum", "AP@k"], ["AP"]),
     ("ap_group", _wrong_harmonic_ap_group, ["AP harmonic sum", "AP@k"], ["AP"]),
     ("ap_group", _ap_group_singleton_pair, ["AP harmonic sum", "AP@k"], ["AP"]),
-    ("survival_step", lambda x, r, n: 1 - r / (n - x + 2), ["first relevant weights", "RR group"], ["RR"]),
+    ("survival_step", lambda x, r, n: 1 - r / (n - x + 2), ["first relevant (recursion)", "first relevant weights", "RR group"], ["RR"]),
     ("rr_step", lambda total, none_yet, x, t, r, n: (total + (none_yet - none_yet * real["survival_step"](x, r, n)) / (t + x + 1), none_yet * real["survival_step"](x, r, n)), ["RR group"], ["RR"]),
     ("mean_gain", lambda total, n: total / (n + 1), ["DCG slot", "DCG@k"], ["nDCG@10", "DCG@5"]),
     ("dcg_group", lambda G, n, t, last, discount="log2": real["dcg_group"](G, n, t, arith.of(G, n, t, last).maximum(last, t + n), discount), ["DCG@k"], ["DCG@5"]),

@@ -422,8 +422,14 @@ def test_editing_survival_step_in_fast_breaks_the_rr_proofs(monkeypatch):
 
 
 def test_editing_hits_variance_in_fast_breaks_the_variance_proof(monkeypatch):
-    monkeypatch.setattr(fv, "hits_variance", hits_variance_binomial)  # hits_variance_from calls the module global
+    # The theorem looks the kernel up when it runs (as hits_variance_from and the spread engine do), so the
+    # swapped kernel fails its own identity first.
+    real = fv.hits_variance
+    monkeypatch.setattr(fv, "hits_variance", hits_variance_binomial)
     result = THEOREMS["Var P@k"]()
+    assert not result.proved and "Var[hits in m slots of a group]" in result.detail
+    # ... and fast's sum over the groups (hits_variance_from) calls the swapped module global too.
+    result = THEOREMS["Var P@k"](kernel=real)
     assert not result.proved and "Var[hits@k]" in result.detail
 
 

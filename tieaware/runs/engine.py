@@ -495,10 +495,14 @@ class ExactQueries:
             self._summary_query, self._summaries = i, {}
         summary = self._summaries.get((m.rel, hi))
         if summary is None:  # shared by the measures of one query with the same rel and depth
+            # Only the groups holding a relevant document: fast's *_from functions for these measures skip the
+            # others (they add no hits, nothing to AP, RR or RBP, nor to the relevant count before a group).
+            r = r_all[lo:hi]
+            live = np.flatnonzero(r)
             small = _SMALL_FRACTIONS
             summary = [
-                Group(t, n, small[r] if r < len(small) else Fraction(r), None)
-                for t, n, r in zip(self.starts[lo:hi].tolist(), self.sizes[lo:hi].tolist(), r_all[lo:hi].tolist())
+                Group(t, n, small[c] if c < len(small) else Fraction(c), None)
+                for t, n, c in zip(self.starts[lo:hi][live].tolist(), self.sizes[lo:hi][live].tolist(), r[live].tolist())
             ]
             self._summaries[(m.rel, hi)] = summary
         if m.name == "P":
@@ -523,9 +527,13 @@ class ExactQueries:
             gains = [gain(x) for x in self.values]
         except Exception:
             return None  # exp2 on a fractional label: the per-query path raises the proper error
+        # Only the groups holding a document of non-zero gain: dcg_group is 0 for the others (mean gain 0).
+        present = [j for j, x in enumerate(gains) if x]
+        counts = self.counts[lo:hi][:, present]
+        live = np.flatnonzero(counts.any(axis=1))
         summary = [
-            Group(t, n, None, sum((c * gains[j] for j, c in enumerate(row) if c), Fraction(0)))
-            for t, n, row in zip(self.starts[lo:hi].tolist(), self.sizes[lo:hi].tolist(), self.counts[lo:hi].tolist())
+            Group(t, n, None, sum((c * gains[present[j]] for j, c in enumerate(row) if c), Fraction(0)))
+            for t, n, row in zip(self.starts[lo:hi][live].tolist(), self.sizes[lo:hi][live].tolist(), counts[live].tolist())
         ]
         dcg = fm.dcg_from(summary, m.k)
         if m.name == "DCG":
