@@ -163,6 +163,17 @@ def test_short_form_length_limit():
     assert short_form(over) == f"{SHORT - 1}/1-digit p/q"
 
 
+@pytest.mark.parametrize("digits", [1, 2, 3, 17, SHORT - 3, SHORT - 2])
+def test_short_form_counts_digits_exactly_at_the_limit(digits):
+    # p/q is written out up to SHORT characters: a numerator of SHORT - 2 nines over 1 just fits,
+    # so a digit count one too high (or too low) shows in the form
+    for n in (10**digits - 1, 10 ** (digits - 1)):
+        text = short_form(Fraction(n, 1))
+        assert text == (f"{n}/1" if digits + 2 <= SHORT else f"{digits}/1-digit p/q")
+    assert short_form(Fraction(10 ** (SHORT - 1) - 1, 1)) == f"{SHORT - 1}/1-digit p/q"
+    assert short_form(Fraction(-(10 ** (SHORT - 2) - 1), 1)) == f"{SHORT - 2}/1-digit p/q"  # the sign is a character too
+
+
 @pytest.mark.parametrize("n", [0, 9, 10, 99, 100, 10**20 - 1, 10**20, -(10**6)])
 def test_short_form_digits_of_integers(n):
     digits = len(str(abs(n)))

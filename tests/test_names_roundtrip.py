@@ -177,6 +177,14 @@ def test_a_name_not_of_the_form_is_refused(text):
         parse(text)
 
 
+def test_show_keeps_the_sign():
+    # parse() only makes positive values, but a Measure built by hand prints its own
+    from tieaware.model.names import _show
+
+    assert [_show(Fraction(v)) for v in ("-1/4", "-3", "-1/3", "-1e-9")] == ["-0.25", "-3", "-1/3", "-1e-9"]
+    assert str(Measure("P", 5, (("rel", Fraction(-1, 4)),))) == "P(rel=-0.25)@5"
+
+
 def test_a_parameter_given_twice_is_refused():
     # dict(params) kept the last one silently: RBP(p=0.5,p=0.9) computed p=0.9
     with pytest.raises(TieawareError, match=r"measure gives p twice, got 'RBP\(p=0.5,p=0.9\)'"):

@@ -96,7 +96,7 @@ def short_form(value: Exact) -> str:
     if is_rational(value):
         f = Fraction(value)
         p, q = _digits(f.numerator), _digits(f.denominator)
-        if p + q + 1 <= SHORT:
+        if p + q + 1 + (f < 0) <= SHORT:  # digits, "/" and the sign
             return f"{f.numerator}/{f.denominator}"
         return f"{p}/{q}-digit p/q"
     if _small(value):
