@@ -28,7 +28,9 @@ the file after each mutant.
 
 Results go, one JSON line per mutant, to ``--results`` (default
 ``mutation_results.jsonl``); ``--resume`` skips the mutants already there
-whose file has not changed since.  The script prints the score and every
+whose file has not changed since.  Each file's traced baseline (which
+tests run which line; minutes for the RBO and trec selections) is kept in
+``.mutation_cache/`` while the file and its tests are unchanged.  The script prints the score and every
 survivor, and exits 1 when a survivor is left (0 otherwise).
 docs/proofs.md ("Mutation testing") records a full run.
 """
@@ -63,11 +65,11 @@ PACKAGE_DIRS = {"tieaware": "tieaware", "tieaware.fast": "fast", "tieaware.refer
 # Test selections: a mutant runs its file's tests (pytest -x) and then its theorems.
 _NAMES = ["tests/test_names_roundtrip.py", "tests/test_bad_input_names.py"]
 _PRINT = ["tests/test_exact_print.py", "tests/test_trec_output.py", "tests/test_cli_eval.py"]
-_READ = ["tests/test_score_parser.py", "tests/test_columns_fast_paths.py", "tests/test_trec.py", "tests/test_bad_input_trec.py", "tests/test_inputs.py"]
+_READ = ["tests/test_score_parser.py", "tests/test_reader_paths.py", "tests/test_columns_fast_paths.py", "tests/test_trec.py", "tests/test_bad_input_trec.py", "tests/test_inputs.py"]
 _RBO = ["tests/test_rbo_exact_kernels.py", "tests/test_rbo_kernels.py", "tests/test_rbo_golden.py", "tests/test_rbo_exact_value.py", "tests/test_rbo_differential.py"]
 _TREC = ["tests/test_trec_measures.py", "tests/test_trec_spread.py"]
 _EXACT = ["tests/test_exactness.py", "tests/test_exactcmp.py", "tests/test_exact_print.py"]
-_ENGINE = ["tests/test_engine.py", "tests/test_evaluate.py"]
+_ENGINE = ["tests/test_one_formula.py", "tests/test_engine.py", "tests/test_evaluate.py"]
 _FAST = ["tests/test_differential.py", "tests/test_golden_paper.py", "tests/test_golden_tutorial.py", "tests/test_rbp_err.py"]
 
 #: file -> (test files, theorems of ``tieaware prove``).  Files under test, in the order the script reports them.
@@ -82,9 +84,10 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "fast/rank_biased_overlap.py": (_RBO, ["RBO^a MIN", "RBO expected", "RBO^a EXT, MAX != E"]),
     "fast/rbo_exact.py": (_RBO, ["RBO^a MIN", "RBO expected"]),
     "fast/trec_measures.py": (_TREC + ["tests/test_bad_input.py"], ["Success@k", "Bpref"]),
-    "fast/kernels.py": (_FAST, ["exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "first relevant weights", "AP slot", "AP harmonic sum", "AP@k", "RR group", "RR@k", "DCG slot", "DCG@k", "nDCG@k", "P@k", "R@k", "F1@k"]),
+    "fast/arith.py": (["tests/test_one_formula.py", *_FAST], ["exact arithmetic", "AP harmonic sum", "AP@k", "DCG@k", "nDCG@k", "RBP@k"]),
+    "fast/kernels.py": (["tests/test_one_formula.py", *_FAST], ["exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "first relevant weights", "exact arithmetic", "AP slot", "AP harmonic sum", "AP@k", "RR group", "RR@k", "DCG slot", "DCG@k", "nDCG@k", "P@k", "R@k", "F1@k"]),
     "fast/measures.py": (_FAST, ["P@k", "R@k", "F1@k", "AP@k", "RR@k", "DCG@k", "nDCG@k"]),
-    "fast/rbp.py": (_FAST, ["RBP group"]),
+    "fast/rbp.py": (_FAST, ["RBP group", "RBP@k"]),
     "fast/err.py": (_FAST, ["ERR group"]),
     "tieaware/runs/engine.py": (_ENGINE + ["tests/test_trec_equivalence.py"], []),
     "tieaware/runs/spread_engine.py": (["tests/test_spread_engine.py", "tests/test_eval_spread.py"], []),
@@ -92,8 +95,9 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
 
 #: Hand-written mutants: (file, text in it, replacement, why).  The audit's survivors, kept so they stay killed.
 CURATED: list[tuple[str, str, str, str]] = [
-    ("tieaware/runs/engine.py", 'm.param("p", Fraction(4, 5))', 'm.param("p", Fraction(9, 10))', "the float engine's default RBP p 0.8 -> 0.9"),
-    ("tieaware/runs/spread_engine.py", 'm.param("p", Fraction(4, 5))', 'm.param("p", Fraction(9, 10))', "the spread engine's default RBP p 0.8 -> 0.9"),
+    ("tieaware/runs/engine.py", "return _rbp(g, m.k, m.rbp_p, m.rel)", "return _rbp(g, m.k, Fraction(9, 10), m.rel)", "the float engine's RBP p fixed at 0.9"),
+    ("tieaware/runs/spread_engine.py", "float(m.rbp_p)", "0.9", "the spread engine's RBP p fixed at 0.9"),
+    ("tieaware/model/names.py", "RBP_P = Fraction(4, 5)", "RBP_P = Fraction(9, 10)", "the default RBP p 0.8 -> 0.9 everywhere"),
     ("tieaware/io/columns.py", "(ndigits <= 15)", "(ndigits <= 17)", "the decimal fast path widened to 17 digits"),
     ("tieaware/io/columns.py", "(ndigits <= 15)", "(ndigits <= 16)", "the decimal fast path widened to 16 digits"),
     ("tieaware/io/exact_print.py", "return -value if sign else value", "return value", "interval ends lose their sign"),
@@ -450,19 +454,21 @@ class Worker:
         tests, theorems = TARGETS[file]
         return (self.tests, []) if self.tests else (tests, theorems)
 
-    def baseline(self, file: str, timeout: float) -> tuple[str, float, str, dict]:
-        """Run the file's tests with the line tracer: (status, seconds, output, coverage)."""
-        tests, theorems = self.selection(file)
+    def baseline(self, files: list[str], timeout: float) -> tuple[str, float, str, dict[str, dict]]:
+        """Run the tests of *files* (one selection) with the line tracer, then their theorems: (status, seconds, output, coverage per file)."""
+        tests = self.selection(files[0])[0]
+        theorems = list(dict.fromkeys(t for f in files for t in self.selection(f)[1]))
         out = self.into / "trace.json"
-        env = dict(self.env, MUTATION_TRACE_FILES=str(_installed_path(self.into / "site", file)), MUTATION_TRACE_OUT=str(out))
+        installed = {str(_installed_path(self.into / "site", f)): f for f in files}
+        env = dict(self.env, MUTATION_TRACE_FILES=os.pathsep.join(installed), MUTATION_TRACE_OUT=str(out))
         began = time.monotonic()
         status, tail = _run([*_PYTEST, "-p", "_mutation_trace", *tests], self.tree, env, timeout)
         if status == "passed" and theorems:
             status, tail = _run([sys.executable, "-m", "tieaware", "prove", *theorems], self.tree, self.env, timeout)
         seconds = time.monotonic() - began
-        coverage = json.loads(out.read_text()) if out.exists() else {"lines": {}, "seconds": {}}
-        lines = next(iter(coverage["lines"].values()), {})
-        return status, seconds, tail, {"lines": {int(k): v for k, v in lines.items()}, "seconds": coverage["seconds"]}
+        traced = json.loads(out.read_text()) if out.exists() else {"lines": {}, "seconds": {}}
+        coverage = {f: {"lines": {int(k): v for k, v in traced["lines"].get(name, {}).items()}, "seconds": traced["seconds"]} for name, f in installed.items()}
+        return status, seconds, tail, coverage
 
     def run(self, mutant: Mutant, timeout: float, coverage: Optional[dict]) -> tuple[str, float, str]:
         target = self.tree / mutant.file
@@ -494,6 +500,15 @@ class Worker:
 
 
 # -- results -------------------------------------------------------------------------------
+
+
+def _cache_path(folder: Path, file: str, selection: tuple[list[str], list[str]]) -> Path:
+    """Where the traced baseline of *file* is kept: keyed by the file, its tests' text and its theorems."""
+    digest = hashlib.sha256()
+    for part in [file, *selection[0], "tests/conftest.py"]:
+        digest.update(part.encode() + b"\0" + (ROOT / part).read_bytes() + b"\0")
+    digest.update(repr(selection[1]).encode())
+    return folder / f"{file.replace('/', '_')}-{digest.hexdigest()[:16]}.json"
 
 
 def file_hash(path: str) -> str:
@@ -560,6 +575,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per mutant (default 3x its file's baseline + 30 s)")
     parser.add_argument("--results", type=Path, default=Path("mutation_results.jsonl"), help="one JSON line per mutant (default mutation_results.jsonl)")
     parser.add_argument("--resume", action="store_true", help="skip mutants already in --results whose file is unchanged")
+    parser.add_argument("--cache", type=Path, default=ROOT / ".mutation_cache", help="traced baselines, reused while a file and its tests are unchanged")
+    parser.add_argument("--fresh", action="store_true", help="trace every baseline again, ignoring --cache")
     parser.add_argument("--list", action="store_true", help="print the mutants and stop")
     parser.add_argument("--no-baseline", action="store_true", help="skip running each file's tests unmutated first (every mutant then runs all of them)")
     args = parser.parse_args(argv)
@@ -598,24 +615,37 @@ def main(argv: Optional[list[str]] = None) -> int:
             coverage = {file: None for file in files}
         else:  # each file's tests unmutated, in parallel: they must pass; they set the timeout and which tests run which line
 
-            def baseline(file: str) -> None:
+            def baseline(group: list[str]) -> None:
+                paths = {f: _cache_path(args.cache, f, workers[0].selection(f)) for f in group}
+                if all(p.exists() for p in paths.values()) and not args.fresh:
+                    for f, p in paths.items():
+                        seconds, lines = json.loads(p.read_text())
+                        lines["lines"] = {int(k): v for k, v in lines["lines"].items()}
+                        timeouts[f], coverage[f] = 2 * seconds + 60, lines
+                        print(f"baseline {f}: {seconds:.1f} s (cached in {p})", flush=True)
+                    return
                 with lock:
                     worker = free.pop()
                 try:
-                    status, seconds, tail, lines = worker.baseline(file, 3600)
+                    status, seconds, tail, traced = worker.baseline(group, 3600)
                 finally:
                     with lock:
                         free.append(worker)
                 if status != "passed":
-                    raise SystemExit(f"the unmutated tests of {file} do not pass ({status}):\n{tail}")
-                if not lines["lines"]:
-                    raise SystemExit(f"the tests of {file} never ran its copy: they import another tieaware")
-                timeouts[file] = 2 * seconds + 60
-                coverage[file] = lines
-                print(f"baseline {file}: {seconds:.1f} s", flush=True)
+                    raise SystemExit(f"the unmutated tests of {group} do not pass ({status}):\n{tail}")
+                for f, lines in traced.items():
+                    if not lines["lines"]:
+                        raise SystemExit(f"the tests of {f} never ran its copy: they import another tieaware")
+                    paths[f].parent.mkdir(parents=True, exist_ok=True)
+                    paths[f].write_text(json.dumps([seconds, lines]))
+                    timeouts[f], coverage[f] = 2 * seconds + 60, lines
+                print(f"baseline {' '.join(group)}: {seconds:.1f} s", flush=True)
 
+            groups: dict[tuple[str, ...], list[str]] = {}
+            for f in files:  # files with the same tests share one traced run
+                groups.setdefault(tuple(workers[0].selection(f)[0]), []).append(f)
             with concurrent.futures.ThreadPoolExecutor(max_workers=len(workers)) as pool:
-                list(pool.map(baseline, files))
+                list(pool.map(baseline, groups.values()))
 
         def one(m: Mutant) -> Optional[dict]:
             if args.budget is not None and time.monotonic() - began > args.budget:

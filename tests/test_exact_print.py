@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from tieaware.cli import main
 from tieaware.commands.eval import _signed
-from tieaware.io.exact_print import SHORT, decimal, int_text, interval, short_form, signed
+from tieaware.io.exact_print import SHORT, _fraction, decimal, int_text, interval, short_form, signed
 from tieaware.model.exact import to_decimal
 
 LOG2_3 = sympy.log(2) / sympy.log(3)
@@ -95,6 +95,16 @@ def test_decimal_of_rationals_is_to_decimal(a, b, digits):
 )
 def test_decimal_examples(value, minus, digits, text):
     assert decimal(value, digits, minus=minus) == text
+
+
+@pytest.mark.parametrize("expr", [sympy.sqrt(2), 1 / sympy.sqrt(3), sympy.log(5), sympy.exp(sympy.Rational(1, 3)), LOG2_3, sympy.Rational(2, 3) ** -3])
+def test_interval_handles_each_node_itself(expr):
+    # sqrt, 1/sqrt, log, exp, powers and quotients are enclosed by interval arithmetic at the precision
+    # asked (width ~2**-prec), not by sympy's evalf widened by a guard of 2**(6 - prec)
+    low, high = (_fraction(end) for end in interval(expr, 120)._mpi_)
+    value = Fraction(str(sympy.N(expr, 60)))
+    assert low - Fraction(1, 10**55) <= value <= high + Fraction(1, 10**55)
+    assert high - low < Fraction(1, 2**110) * max(1, abs(value))
 
 
 def test_interval_encloses_negative_values():

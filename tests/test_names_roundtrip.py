@@ -177,6 +177,17 @@ def test_a_name_not_of_the_form_is_refused(text):
         parse(text)
 
 
+def test_rbps_default_p_is_ir_measures():
+    # ir_measures' RBP defaults to p=0.8 (its measure docs, RBP(p=0.8)): every layer and engine reads RBP_P
+    from tieaware.model.names import RBP_P
+
+    assert RBP_P == Fraction(4, 5) and parse("RBP").rbp_p == Fraction(4, 5) and parse("RBP(p=0.5)").rbp_p == Fraction(1, 2)
+    # a and b tied at ranks 1-2 (a relevant), c relevant at 3: (1 - p)((1 + p)/2 + p²) = 77/250 at p = 4/5
+    for exact in (True, False):
+        mean = tieaware.evaluate(QRELS, RUN, ["RBP", "RBP(p=0.8)"], exact=exact).mean
+        assert mean["RBP"] == mean["RBP(p=0.8)"] == pytest.approx(Fraction(77, 250), abs=0 if exact else 1e-15)
+
+
 def test_show_keeps_the_sign():
     # parse() only makes positive values, but a Measure built by hand prints its own
     from tieaware.model.names import _show

@@ -408,16 +408,20 @@ def _duplicates(table: Table, query: np.ndarray, what: str, docno_hash: Optional
     ordered = np.sort(key)
     if not (ordered[1:] == ordered[:-1]).any():
         return
-    order = np.argsort(key)  # equal keys end up adjacent; the lines are ordered below
+    order = np.argsort(key)  # equal keys end up adjacent
     ordered = key[order]
-    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    same = ordered[1:] == ordered[:-1]
     del ordered
-    for i in same:  # equal hashes: check the text (a collision is not a duplicate)
-        a, b = order[i], order[i + 1]
-        if query[a] == query[b] and table.docno[a] == table.docno[b]:
-            first, second = sorted((int(table.line[a]), int(table.line[b])))
-            docno, qid = table.docno[a].decode(), table.qid[a].decode()
-            raise TieawareError(f"{table.name}:{second}: {what.format(docno=docno, qid=qid)} (first on line {first})")
+    # Every row whose key another row shares, in file order: a duplicate is an equal text among
+    # them (a collision is not a duplicate).  Not only adjacent pairs: a run of three equal keys
+    # may hold a duplicate pair apart, with a colliding docno between them.
+    rows = np.sort(order[np.flatnonzero(np.concatenate((same, [False])) | np.concatenate(([False], same)))])
+    seen: dict[tuple[int, bytes], int] = {}
+    for i in rows.tolist():
+        first = seen.setdefault((int(query[i]), table.docno[i]), i)
+        if first != i:
+            docno, qid = table.docno[i].decode(), table.qid[i].decode()
+            raise TieawareError(f"{table.name}:{int(table.line[i])}: {what.format(docno=docno, qid=qid)} (first on line {int(table.line[first])})")
 
 
 def _scores(run: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
