@@ -12,7 +12,12 @@ has the table and the smallest counterexamples).
 One left-to-right pass over depths 1..l: each item changes state (inactive,
 crossing, active) at most twice per ranking, and at any depth each ranking
 has at most one crossed group, so every depth costs O(1) amortised.  No
-item × depth matrix is built.
+item × depth matrix is built.  At each depth the pass hands the counts to
+the kernels of :mod:`tieaware.fast.rbo_kernels` (``seen_agreement`` up to s,
+``unseen_terms`` up to l, ``third_section`` past l), which give the
+coefficient of p^d of every bound; exact and float mode then sum the same
+coefficients.  ``tieaware prove`` proves those kernels equal to the paper's
+definitions for symbolic depths, lengths, counts and p (docs/proofs.md).
 
 >>> rbo(["a", ("b", "c")], ["a", "b", "c"], "0.5", variant="a", bound="ext")
 Fraction(15, 16)
@@ -21,22 +26,15 @@ Fraction(15, 16)
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, Union
 
 from tieaware.model.params import flag, probability
-from tieaware.model.rbo_input import Groups, RBOBounds, bound_name, rbo_pair, variant_name
+from tieaware.model.rbo_input import BOUNDS, Groups, RBOBounds, bound_name, rbo_pair, variant_name
 from tieaware.fast.rbo_exact import RootSum, to_value
-from tieaware.fast.rbo_kernels import (
-    crossing_contribution,
-    measurable_squares,
-    overlap,
-    ratio,
-    sports_overlap,
-    unseen_max,
-    unseen_mean,
-)
+from tieaware.fast import rbo_kernels as K  # looked up when called: the kernels tieaware prove proves
+from tieaware.fast.rbo_kernels import DepthTerms, RootTerm, Span, Tail
 
 __all__ = ["rbo", "rbo_bounds", "rbo_expected", "rbo_expected_bounds", "RBOBounds"]
 
@@ -178,183 +176,127 @@ def _scan(S: Groups, L: Groups) -> Iterator[_Depth]:
         )
 
 
-# --- evaluation -------------------------------------------------------------
+# --- evaluation: the kernels at every depth, then one sum per bound ------------
+
+
+class _Terms(NamedTuple):
+    """RBO's series, (1-p)/p · Σ_d A_d·p^d, before p is known (paper Eq. 12)."""
+
+    s: int
+    l: int
+    x_l: int  # shared items
+    depths: list[tuple[int, DepthTerms]]  # d = 1..l: sections one and two
+    tails: dict[str, tuple[Union[Span, Tail], ...]]  # per bound: the depths past l
+
+
+def _terms(S: Groups, L: Groups, variant: str, expected: bool, number: Callable[[int], Any] = int) -> _Terms:
+    """Every coefficient of the series, from fast's kernels; *number* is float in float mode.
+
+    >>> _terms((("a",),), (("a",), ("x", "y")), "a", False).depths[1]
+    (2, DepthTerms(min=((Fraction(1, 2), ()),), max=((Fraction(3, 4), ()),), ext=((Fraction(1, 2), ()), (Fraction(1, 4), ())), res=((Fraction(1, 4), ()),)))
+    """
+    s, l = sum(map(len, S)), sum(map(len, L))
+    x_l = len({e for g in S for e in g} & {e for g in L for e in g})
+    depths = []
+    a_s: RootTerm = (0, ())  # the agreement at depth s, which EXT extrapolates
+    for depth in _scan(S, L):
+        d = number(depth.d)
+        t_L, b_L = map(number, depth.l_span)
+        if depth.s_span is not None:
+            t_S, b_S = map(number, depth.s_span)
+            counts = (depth.both_active, depth.s_crossing, depth.l_crossing, depth.both_crossing)
+            a_s = K.seen_agreement(variant, *counts, t_S, b_S, t_L, b_L, d)
+            depths.append((depth.d, DepthTerms((a_s,), (a_s,), (a_s,), ())))
+        else:
+            terms = K.unseen_terms(
+                variant, depth.both_active, depth.l_crossing, t_L, b_L, d, number(s),
+                depth.unique_active, depth.unique_crossing, a_s, expected,
+            )  # fmt: skip
+            depths.append((depth.d, terms))
+    tails = {bound: K.third_section(bound, l, s, x_l, a_s) for bound in BOUNDS}
+    return _Terms(s, l, x_l, depths, tails)
 
 
 def _bounds(
     S: Groups, L: Groups, p: Fraction, variant: str, expected: bool, exact: bool, only: Optional[str] = None
 ) -> RBOBounds:
     """All four bounds; in exact mode with *only*, just that one (the others None)."""
-    s, l = sum(map(len, S)), sum(map(len, L))
-    x_l = len({e for g in S for e in g} & {e for g in L for e in g})
     if exact:
-        return _exact(_scan(S, L), s, l, x_l, p, variant, expected, only)
-    return _float(_scan(S, L), s, l, x_l, float(p), variant, expected)
+        return _exact(_terms(S, L, variant, expected), p, only)
+    return _float(_terms(S, L, variant, expected, float), float(p))
 
 
-def _unseen(depth: _Depth, k: int, c_L: Any, expected: bool) -> tuple[Any, Any]:
-    """(Σ c̃_S c̃_L for MAX, mean c̃_L for EXT) of S's k unseen items at this depth."""
-    if expected:  # in every tie-breaking, a matched L item counts 1
-        return k, 1
-    return (
-        unseen_max(k, depth.unique_active, depth.unique_crossing, c_L),
-        unseen_mean(depth.unique_active, depth.unique_crossing, c_L),
-    )
-
-
-#: The sums each bound needs: RES is MAX - MIN.
-_NEEDS = {"min": ("min",), "max": ("max",), "ext": ("ext",), "res": ("min", "max")}
-
-
-class _Unwanted:
-    """Stands in for a RootSum of a bound nobody asked for: adds nothing."""
-
-    def add(self, *args: Any) -> None:
-        pass
-
-    def totals(self) -> dict[int, Fraction]:
-        return {}
-
-
-def _exact(
-    scan: Iterator[_Depth], s: int, l: int, x_l: int, p: Fraction, variant: str, expected: bool, only: Optional[str]
-) -> RBOBounds:
-    # Only the asked bound's sums are built: MIN and RES carry a logarithm and,
+def _exact(terms: _Terms, p: Fraction, only: Optional[str]) -> RBOBounds:
+    # Only the asked bound's sum is built: MIN and RES carry a logarithm and,
     # for RBO^b, thousands of square roots that an EXT caller never reads.
-    need = set(_NEEDS[only]) if only else {"min", "max", "ext"}
-    sums: dict[str, Any] = {b: RootSum(p) if b in need else _Unwanted() for b in ("min", "max", "ext")}
-    a_s: tuple[Fraction, tuple[Fraction, ...]] = (Fraction(0), ())  # A_s = coefficient / √(radicands)
-    for depth in scan:
-        d = depth.d
-        t_L, b_L = depth.l_span
-        c_L = crossing_contribution(t_L, b_L, d)
-        if depth.s_span is not None:
-            t_S, b_S = depth.s_span
-            x = _overlap(depth, variant, crossing_contribution(t_S, b_S, d), c_L)
-            if variant == "w":
-                a_s = (ratio(2 * x, b_S + b_L), ())  # |S_:d| = b_S, |L_:d| = b_L
-            elif variant == "a":
-                a_s = (x / d, ())
-            else:
-                a_s = (x, (measurable_squares(t_S, b_S, d), measurable_squares(t_L, b_L, d)))
-            for total in sums.values():
-                total.add(a_s[0], d, *a_s[1])
-            continue
-        k = d - s
-        x = _overlap(depth, variant, 1, c_L)
-        most, mean = _unseen(depth, k, c_L, expected or variant == "w")
-        if variant == "w":
-            scale, radicands = ratio(2, d + b_L), ()
-        elif variant == "a":
-            scale, radicands = Fraction(1, d), ()
-        else:
-            scale, radicands = Fraction(1), (Fraction(d), measurable_squares(t_L, b_L, d))
-        sums["min"].add(x * scale, d, *radicands)
-        sums["max"].add((x + most) * scale, d, *radicands)
-        sums["ext"].add(x * scale, d, *radicands)
-        sums["ext"].add(k * mean * a_s[0] * scale, d, *a_s[1], *radicands)
-    # Third section (Eqs. 22-24), the same for every variant.
-    for d in range(1, l + 1):
-        sums["min"].add(Fraction(-x_l, d), d)
-    f = l + s - x_l
-    for d in range(l + 1, f + 1):
-        sums["max"].add(Fraction(2 * d - l - s + x_l, d), d)
-    sums["max"].add(1 / (1 - p), f + 1)
-    tail = 1 / (1 - p) / l  # times p^(l+1)
-    sums["ext"].add(x_l * tail, l + 1)
-    sums["ext"].add(a_s[0] * (l - s) * tail, l + 1, *a_s[1])
     weight = (1 - p) / p
-    low, high, ext = ({k: q * weight for k, q in sums[b].totals().items()} for b in ("min", "max", "ext"))
-    log_coefficient = x_l * weight
-    residual = dict(high)
-    for k, q in low.items():
-        residual[k] = residual.get(k, Fraction(0)) - q
-    wanted = {only} if only else {"min", "max", "ext", "res"}
-    return RBOBounds(
-        to_value(low, log_coefficient, p) if "min" in wanted else None,
-        to_value(high, Fraction(0), p) if "max" in wanted else None,
-        to_value(ext, Fraction(0), p) if "ext" in wanted else None,
-        to_value(residual, -log_coefficient, p) if "res" in wanted else None,
-    )
+    values: dict[str, Any] = {}
+    for bound in (only,) if only else BOUNDS:
+        total = RootSum(p)
+        log = Fraction(0)  # the coefficient of ln(1/(1-p))
+        for d, depth in terms.depths:
+            for coefficient, radicands in getattr(depth, bound):
+                total.add(coefficient, d, *radicands)
+        for piece in terms.tails[bound]:
+            radicands = ()
+            if isinstance(piece, Tail):
+                geometric, logarithmic, piece_span = K.series_tail(piece.a, piece.b, piece.start, p)
+                radicands = piece.radicands
+                total.add(geometric, piece.start, *radicands)
+                log += logarithmic
+                if logarithmic and radicands:
+                    raise AssertionError("no bound has a logarithmic tail with a square root")
+            else:
+                piece_span = piece
+            for d in range(piece_span.lo, piece_span.hi + 1):
+                total.add(piece_span.term(d), d, *radicands)
+        values[bound] = to_value({k: q * weight for k, q in total.totals().items()}, log * weight, p)
+    return RBOBounds(*(values.get(bound) for bound in BOUNDS))
 
 
-def _overlap(depth: _Depth, variant: str, c_S: Any, c_L: Any) -> Any:
-    counts = (depth.both_active, depth.s_crossing, depth.l_crossing, depth.both_crossing)
-    if variant == "w":
-        return sports_overlap(*counts)
-    return overlap(*counts, c_S, c_L)
+def _root(term: RootTerm) -> float:
+    coefficient, radicands = term
+    return coefficient / math.sqrt(math.prod(radicands)) if radicands else coefficient
 
 
-def _float(scan: Iterator[_Depth], s: int, l: int, x_l: int, p: float, variant: str, expected: bool) -> RBOBounds:
+def _float(terms: _Terms, p: float) -> RBOBounds:
     # Every bound, RES included, is summed from its own non-negative terms
     # with math.fsum, so no bound is the difference of two nearly equal
     # numbers: RES is not MAX - MIN, and MIN's tail Σ_{d>l} p^d/d is summed
-    # directly instead of as -ln(1-p) minus the harmonic part (see _series).
-    low: list[float] = []
-    high: list[float] = []
-    ext: list[float] = []
-    res: list[float] = []
-    a_s = 0.0
-    p_d = 1.0
-    for depth in scan:
-        d = depth.d
-        p_d *= p
-        t_L, b_L = depth.l_span
-        c_L = (d - t_L + 1) / (b_L - t_L + 1)
-        if depth.s_span is not None:
-            t_S, b_S = depth.s_span
-            x = _overlap(depth, variant, (d - t_S + 1) / (b_S - t_S + 1), c_L)
-            if variant == "w":
-                a_s = 2 * x / (b_S + b_L)
-            elif variant == "a":
-                a_s = x / d
-            else:
-                a_s = x / math.sqrt(measurable_squares(t_S, b_S, float(d)) * measurable_squares(t_L, b_L, float(d)))
-            low.append(a_s * p_d)
-            high.append(a_s * p_d)
-            ext.append(a_s * p_d)
-            continue
-        k = d - s
-        x = _overlap(depth, variant, 1.0, c_L)
-        most, mean = _unseen(depth, k, c_L, expected or variant == "w")
-        if variant == "w":
-            denominator = d + b_L
-            x, most = 2 * x, 2 * most
-            unseen_ext = 2 * k * mean * a_s
-        else:
-            denominator = d if variant == "a" else math.sqrt(d * measurable_squares(t_L, b_L, float(d)))
-            unseen_ext = k * mean * a_s
-        low.append(x / denominator * p_d)
-        high.append((x + most) / denominator * p_d)
-        ext.append((x + unseen_ext) / denominator * p_d)
-        res.append(most / denominator * p_d)
-    # Third section (Eqs. 22-24).  With f = l + s - x_l:
-    #   MIN += x_l Σ_{d>l} p^d/d
-    #   MAX += Σ_{l<d<=f} (2d-l-s+x_l)/d p^d + Σ_{d>f} p^d
-    #   RES += Σ_{l<d<=f} (2d-l-s)/d p^d + Σ_{d>f} (d-x_l)/d p^d   (MAX - MIN, term by term: all >= 0)
-    f = l + s - x_l
-    for d in range(l + 1, f + 1):
-        p_d *= p
-        high.append((2 * d - l - s + x_l) / d * p_d)
-        res.append((2 * d - l - s) / d * p_d)
-    low.append(x_l * _series(l + 1, p, 0, 1))
-    high.append(p ** (f + 1) / (1 - p))
-    res.append(_series(f + 1, p, 1, -x_l))
-    ext.append((x_l + a_s * (l - s)) / l * p ** (l + 1) / (1 - p))
+    # directly instead of as -ln(1-p) minus the harmonic part (see _direct_tail).
     weight = (1 - p) / p
-    return RBOBounds(*(math.fsum(terms) * weight for terms in (low, high, ext, res)))
+    values = []
+    for bound in BOUNDS:
+        parts: list[float] = []
+        p_d = 1.0
+        for _, depth in terms.depths:  # d = 1..l in order
+            p_d *= p
+            parts.extend(_root(term) * p_d for term in getattr(depth, bound))
+        for piece in terms.tails[bound]:
+            if isinstance(piece, Span):
+                p_d = p ** (piece.lo - 1)
+                for d in range(piece.lo, piece.hi + 1):
+                    p_d *= p
+                    parts.append(piece.term(float(d)) * p_d)
+            elif piece.b == 0:  # a geometric series: its closed form has no cancellation
+                geometric, _, _ = K.series_tail(float(piece.a), 0, piece.start, p)
+                parts.append(_root((geometric * p**piece.start, piece.radicands)))
+            else:
+                parts.append(_direct_tail(piece.start, p, float(piece.a), float(piece.b)))
+        values.append(math.fsum(parts) * weight)
+    return RBOBounds(*values)
 
 
-#: Past this many terms _series switches to closed forms (only when p > 1 - 1e-5).
+#: Past this many terms _direct_tail switches to closed forms (only when p > 1 - 1e-5).
 _SERIES_TERMS = 4_000_000
 #: Terms summed per numpy chunk.
 _CHUNK = 1 << 16
 
 
-def _series(start: int, p: float, a: int, b: int) -> float:
+def _direct_tail(start: int, p: float, a: float, b: float) -> float:
     """Σ_{d >= start} (a·d + b)/d · p^d, for a·d + b >= 0 at every d >= start.
 
-    (a, b) = (0, 1) is MIN's tail Σ p^d/d and (1, -x_l) RES's tail.  The
+    (a, b) = (0, X_l) is MIN's tail X_l·Σ p^d/d and (1, -X_l) RES's tail.  The
     terms are summed directly until they fall below 2^-60 of the first one:
     every term is >= 0, so nothing cancels, unlike -ln(1-p) - Σ_{d<start} p^d/d,
     which loses all accuracy once p^start is small.  That needs about
@@ -362,7 +304,7 @@ def _series(start: int, p: float, a: int, b: int) -> float:
     _SERIES_TERMS, and there the closed form is used, which then cancels by
     less than a factor ln(1/(1-p))/ln(start) (docs/rbo.md).
 
-    >>> _series(1, 0.5, 0, 1) == math.log(2)
+    >>> _direct_tail(1, 0.5, 0.0, 1.0) == math.log(2)
     True
     """
     log_p = math.log(p)
@@ -380,11 +322,8 @@ def _series(start: int, p: float, a: int, b: int) -> float:
     return math.fsum(total)
 
 
-def _closed_series(start: int, p: float, a: int, b: int) -> float:
-    """Σ_{d >= start} (a·d + b)/d · p^d as a·p^start/(1-p) + b·(-ln(1-p) - Σ_{d<start} p^d/d)."""
-    head, p_d = [], 1.0
-    for d in range(1, start):
-        p_d *= p
-        head.append(p_d / d)
-    logs = -math.log1p(-p) - math.fsum(head)
-    return a * p**start / (1 - p) + b * logs
+def _closed_series(start: int, p: float, a: float, b: float) -> float:
+    """Σ_{d >= start} (a·d + b)/d · p^d by :func:`series_tail`'s closed form, in floats."""
+    geometric, logarithmic, head = K.series_tail(a, b, start, p)
+    span = math.fsum(head.term(float(d)) * p**d for d in range(head.lo, head.hi + 1))
+    return geometric * p**start + logarithmic * -math.log1p(-p) + span

@@ -9,8 +9,22 @@ of its items contributes to overlap:
 
 The kernels below are plain arithmetic wherever the paper's formula is, so
 they run on Fractions (exact mode), floats (float mode) and sympy symbols
-(for a proofs module).  Two Python ints are never divided into a float: such
-a quotient comes back as a Fraction.
+(tieaware.proofs calls these very functions on symbols).  Two Python ints
+are never divided into a float: such a quotient comes back as a Fraction.
+
+RBO = (1-p)/p · Σ_d A_d·p^d (paper Eq. 12) is assembled from three kinds of
+kernel, one per section of that sum:
+
+- :func:`seen_agreement`: A_d at a depth d <= s, where both rankings are seen;
+- :func:`unseen_terms`: A_d at s < d <= l for MIN, MAX, EXT and RES, where
+  S's d - s unseen items are matched by assumption (Eqs. 14-21);
+- :func:`third_section`: the depths past l, as finite :class:`Span` and
+  infinite :class:`Tail` pieces (Eqs. 22-24), and :func:`series_tail`, the
+  closed form of a Tail.
+
+An agreement is a tuple of RootTerms (:data:`RootTerm`), coefficient / √(Π radicands),
+because RBO^b's measurable overlap is a square root; the other variants have
+no radicands.
 
 >>> crossing_contribution(4, 6, 5)
 Fraction(2, 3)
@@ -22,8 +36,9 @@ Fraction(2, 3)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple, Union
 
 __all__ = [
     "ratio",
@@ -37,9 +52,19 @@ __all__ = [
     "sports_overlap",
     "unseen_max",
     "unseen_mean",
+    "RootTerm",
+    "DepthTerms",
+    "Span",
+    "Tail",
+    "seen_agreement",
+    "unseen_terms",
+    "third_section",
+    "series_tail",
 ]
 
 Num = Any  # int, Fraction, float or sympy expression
+#: coefficient / √(Π radicands); no radicands: just the coefficient.
+RootTerm = tuple[Num, tuple[Num, ...]]
 
 
 def ratio(numerator: Num, denominator: Num) -> Num:
@@ -167,3 +192,157 @@ def unseen_mean(active: int, crossing: int, c_L: Num) -> Num:
     Fraction(1, 2)
     """
     return ratio(active + crossing * c_L, active + crossing)
+
+
+# --- the three sections of RBO's sum ---------------------------------------------
+
+
+class DepthTerms(NamedTuple):
+    """The coefficient of p^d at one depth d <= l, per bound, as RootTerms to add up."""
+
+    min: tuple[RootTerm, ...]
+    max: tuple[RootTerm, ...]
+    ext: tuple[RootTerm, ...]
+    res: tuple[RootTerm, ...]
+
+
+def seen_agreement(
+    variant: str,
+    both_active: Num,
+    s_crossing: Num,
+    l_crossing: Num,
+    both_crossing: Num,
+    t_S: Num,
+    b_S: Num,
+    t_L: Num,
+    b_L: Num,
+    d: Num,
+) -> RootTerm:
+    """A_d at a depth d <= s; t_S..b_S and t_L..b_L are the groups holding rank d.
+
+    The counts are of shared items by state (as :func:`overlap`).  Variant w
+    counts a crossed group's items in full and divides by the items seen,
+    |S_:d| + |L_:d| = b_S + b_L (Eqs. 4, 13); a divides Σ c_S·c_L by d
+    (Eq. 9); b by the measurable overlaps √Σc_S²·√Σc_L² (Eq. 11), returned
+    as radicands.  Every bound has this agreement at d <= s.
+
+    >>> seen_agreement("a", 1, 0, 0, 1, 2, 3, 2, 3, 2)   # item 1 active, one item crossing both
+    (Fraction(5, 8), ())
+    >>> seen_agreement("b", 1, 0, 0, 1, 2, 3, 2, 3, 2)
+    (Fraction(5, 4), (Fraction(3, 2), Fraction(3, 2)))
+    """
+    if variant == "w":
+        return ratio(2 * sports_overlap(both_active, s_crossing, l_crossing, both_crossing), b_S + b_L), ()
+    x = overlap(both_active, s_crossing, l_crossing, both_crossing, crossing_contribution(t_S, b_S, d), crossing_contribution(t_L, b_L, d))
+    if variant == "a":
+        return ratio(x, d), ()
+    return x, (measurable_squares(t_S, b_S, d), measurable_squares(t_L, b_L, d))
+
+
+def unseen_terms(
+    variant: str,
+    both_active: Num,
+    l_crossing: Num,
+    t_L: Num,
+    b_L: Num,
+    d: Num,
+    s: Num,
+    unique_active: Num,
+    unique_crossing: Num,
+    a_s: RootTerm,
+    expected: bool = False,
+) -> DepthTerms:
+    """The coefficient of p^d at s < d <= l for each bound (Eqs. 14-21).
+
+    S is wholly seen, so its shared items are active; *both_active* and
+    *l_crossing* count them by their state in L, whose group t_L..b_L holds
+    rank d.  S's k = d - s unseen items add to the overlap X̃_d: nothing
+    (MIN); for MAX the contributions of L's first k items missing from S
+    (*unique_active* of them active, then *unique_crossing* in the crossed
+    group: :func:`unseen_max`); for EXT k·A_s times their mean contribution
+    (:func:`unseen_mean`), A_s = *a_s*, the agreement at depth s.  With
+    *expected* (the average of bare RBO over tie-breakings) and in variant w,
+    a matched L item counts 1.  RES is MAX - MIN.  The denominators: w
+    d + |L_:d| (Eq. 15), a d (Eq. 16), b √d·√Σc_L² (Eq. 17).
+
+    >>> from fractions import Fraction as F
+    >>> unseen_terms("a", 1, 0, 2, 3, 2, 1, 0, 2, (F(1), ()))   # S = [a], L = [a, (x y)], d = 2
+    DepthTerms(min=((Fraction(1, 2), ()),), max=((Fraction(3, 4), ()),), ext=((Fraction(1, 2), ()), (Fraction(1, 4), ())), res=((Fraction(1, 4), ()),))
+    """
+    k = d - s
+    if variant == "w":  # sports ranking: every L item with t <= d counts 1, and there are b_L of them
+        x = sports_overlap(both_active, 0, l_crossing, 0)
+        most, mean = k, 1
+        scale, radicands = ratio(2, d + b_L), ()
+    else:
+        c_L = crossing_contribution(t_L, b_L, d)
+        x = overlap(both_active, 0, l_crossing, 0, 1, c_L)
+        if expected:  # in every tie-breaking, a matched L item is in L_:d: it counts 1
+            most, mean = k, 1
+        else:
+            most, mean = unseen_max(k, unique_active, unique_crossing, c_L), unseen_mean(unique_active, unique_crossing, c_L)
+        if variant == "a":
+            scale, radicands = ratio(1, d), ()
+        else:
+            scale, radicands = 1, (d, measurable_squares(t_L, b_L, d))
+    seen = (x * scale, radicands)
+    return DepthTerms(
+        (seen,),
+        (((x + most) * scale, radicands),),
+        (seen, (k * mean * a_s[0] * scale, a_s[1] + radicands)),
+        ((most * scale, radicands),),
+    )
+
+
+class Span(NamedTuple):
+    """Σ_{d=lo..hi} term(d)·p^d (nothing when hi < lo)."""
+
+    term: Callable[[Num], Num]
+    lo: Num
+    hi: Num
+
+
+class Tail(NamedTuple):
+    """Σ_{d>=start} (a + b/d)·p^d / √(Π radicands)."""
+
+    a: Num
+    b: Num
+    start: Num
+    radicands: tuple[Num, ...] = ()
+
+
+def third_section(bound: str, l: Num, s: Num, x_l: Num, a_s: RootTerm) -> tuple[Union[Span, Tail], ...]:
+    """The depths d > l of one bound, the same for every variant (Eqs. 22-24).
+
+    Past l every seen item is active and the unseen items are untied, so the
+    agreement is X_d/d in every variant.  MIN: X_d = X_l (Eq. 22).  MAX: the
+    l - s items S lacks at depth l are matched, then each depth adds 2 until
+    f = l + s - X_l, and 1 after (Eq. 23).  EXT: (X_l + A_s·(l - s))/l at
+    every depth (Eq. 24).  RES = MAX - MIN, term by term (every term >= 0).
+
+    >>> span, tail = third_section("max", 3, 2, 0, (0, ()))   # l = 3, s = 2, nothing shared: f = 5
+    >>> [(d, d * span.term(d)) for d in range(span.lo, span.hi + 1)], tail
+    ([(4, Fraction(3, 1)), (5, Fraction(5, 1))], Tail(a=1, b=0, start=6, radicands=()))
+    """
+    f = l + s - x_l
+    if bound == "min":
+        return (Tail(0, x_l, l + 1),)
+    if bound == "max":
+        return (Span(lambda d: ratio(2 * d - l - s + x_l, d), l + 1, f), Tail(1, 0, f + 1))
+    if bound == "res":
+        return (Span(lambda d: ratio(2 * d - l - s, d), l + 1, f), Tail(1, -x_l, f + 1))
+    return (Tail(ratio(x_l, l), 0, l + 1), Tail(a_s[0] * ratio(l - s, l), 0, l + 1, a_s[1]))
+
+
+def series_tail(a: Num, b: Num, start: Num, p: Num) -> tuple[Num, Num, Span]:
+    """A Tail in closed form: Σ_{d>=start} (a + b/d)·p^d = g·p^start + b·ln(1/(1-p)) + Σ span.
+
+    Returns (g, b, span) with g = a/(1-p) (a geometric series) and span
+    Σ_{d=1..start-1} -(b/d)·p^d: ln(1/(1-p)) = Σ_{d>=1} p^d/d, less its
+    first start - 1 terms.
+
+    >>> g, log, span = series_tail(1, 2, 3, Fraction(1, 2))
+    >>> g, log, [span.term(d) for d in range(span.lo, span.hi + 1)]
+    (Fraction(2, 1), 2, [Fraction(-2, 1), Fraction(-1, 1)])
+    """
+    return a / (1 - p), b, Span(lambda d: -ratio(b, d), 1, start - 1)

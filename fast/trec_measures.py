@@ -41,15 +41,18 @@ from tieaware.model.ranking import Ranking, groups, judged_groups
 __all__ = ["r_precision", "success", "none_drawn", "success_from", "judged", "bpref", "capped_sum", "bpref_from"]
 
 
-def none_drawn(m: Any, r: Any, n: Any) -> Fraction:
+def none_drawn(m: Any, r: Any, n: Any, *, choose: Callable[[Any, Any], Any] = comb) -> Any:
     """The chance that m of a group's n slots, in a random order, hold none of its r relevant members.
 
-    C(n - r, m) / C(n, m) = Π_{i<m} (n - r - i)/(n - i).
+    C(n - r, m) / C(n, m) = Π_{i<m} (n - r - i)/(n - i); 0 when m > n - r.
+    *choose* is math.comb (a Fraction comes back); tieaware.proofs passes
+    sympy.binomial to prove this very formula for symbolic m, r, n.
 
     >>> none_drawn(1, 1, 3), none_drawn(2, 1, 3), none_drawn(1, 0, 3)
     (Fraction(2, 3), Fraction(1, 3), Fraction(1, 1))
     """
-    return Fraction(comb(n - r, m), comb(n, m))
+    miss, total = choose(n - r, m), choose(n, m)
+    return Fraction(miss, total) if isinstance(miss, int) and isinstance(total, int) else miss / total
 
 
 def success_from(
@@ -60,7 +63,8 @@ def success_from(
     for g in summary:
         if g.start >= k:
             break
-        miss = miss * number(kernel(min(g.size, k - g.start), int(g.relevant), g.size))
+        relevant = int(g.relevant) if isinstance(g.relevant, (float, Fraction)) else g.relevant  # a count, for comb
+        miss = miss * number(kernel(min(g.size, k - g.start), relevant, g.size))
         if miss == 0:
             break
     return 1 - miss
@@ -123,15 +127,18 @@ def judged(r: Ranking, k: Optional[int] = None, *, exact: bool = True) -> Exact:
 
 
 def capped_sum(above: Any, a: Any, big_r: Any) -> Any:
-    """S = Σ_{x=0}^{a} min(above + x, R), in closed form.
+    """S = Σ_{x=0}^{a} min(above + x, R), in closed form: the first c + 1 terms are above + x, the rest R.
+
+    Plain arithmetic (c(c + 1)/2 as a Fraction for ints), so tieaware.proofs
+    runs it on symbols.
 
     >>> capped_sum(1, 3, 3), 1 + 2 + 3 + 3
-    (9, 9)
+    (Fraction(9, 1), 9)
     """
     if above >= big_r:
         return (a + 1) * big_r
     c = min(a, big_r - above)
-    return (c + 1) * above + c * (c + 1) // 2 + (a - c) * big_r
+    return (c + 1) * above + c * (c + 1) * Fraction(1, 2) + (a - c) * big_r
 
 
 def bpref_from(

@@ -1,20 +1,30 @@
-"""E[Success@k]: fast's closed form equals the expectation.
+"""E[Success@k]: fast's closed form equals the expectation, for symbolic rankings and cutoffs.
 
-Success@k = 1 - [no relevant document in the top k].  The groups are ordered
-independently, so P(no relevant in the top k) is the product over the groups
-reaching into the top k of P(the group's m slots there hold none of its r
-relevant members out of n).  fast's kernel gives that as
-C(n - r, m)/C(n, m) (choose the m documents that land in the slots).
+Success@k of one ordering is 1 - [no relevant document in the top k], so
+E[Success@k] = 1 - P(no relevant document in the top k).  The groups are
+ordered independently, so that probability is the product over the groups
+of P(the slots a group has within k hold none of its relevant members).
 
-The check derives the same probability another way, choosing the r
-relevant members' positions among the n slots: C(n - m, r)/C(n, r), and
+The per-group chance is derived by counting orderings, not from fast: of
+the n! orderings of a group of n with r relevant members, those whose first
+m slots hold only non-relevant members fill those slots with m of the n - r
+non-relevant members in order, (n-r)!/(n-r-m)! ways, and the remaining
+n - m members in (n - m)! ways; when m > n - r there are none.
 
-1. proves the two equal for symbolic n, r, m (sympy, general);
+The check
+
+1. runs fast's kernel ``none_drawn`` on symbols (sympy's binomial for
+   ``choose``) against that count for symbolic m, r, n, in both cases
+   m <= n - r and m > n - r;
 2. runs fast's whole summary-level function (``success_from``, the code
-   ``fast.success`` calls) against the derived product on every group
-   structure of up to SUCCESS_DOCUMENTS documents, every relevant count per
-   group and every cutoff up to one past the end, with the kernel under test
-   (so a wrong kernel, or a wrong composition, is caught).
+   ``fast.success`` calls) on a ranking of three groups with symbolic sizes
+   and relevant counts, at every place the cutoff can fall (the places of
+   P@k), with the per-group chance an undefined function: fast must
+   multiply the chances of exactly the groups within k, each at its
+   min(n, k - t) slots, and subtract the product from 1.
+
+Step 1 proves the chance for every group, step 2 the composition for every
+ranking (the code treats every group alike), so the result is general.
 
 >>> prove_success().proved
 True
@@ -23,62 +33,66 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from fractions import Fraction
-from itertools import product
-from math import comb
 from typing import Any
 
 import sympy
 
-from tieaware.fast.groups import Group
 from tieaware.fast.trec_measures import none_drawn, success_from
-from tieaware.proofs.theorem import ProofFailure, Tex, bounded, same, theorem
-from tieaware.model.structures import compositions
+from tieaware.proofs.precision import cutoff_cases
+from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, decided, same, theorem
 
-__all__ = ["SUCCESS_DOCUMENTS", "prove_success"]
+__all__ = ["p_none_in_slots", "prove_success"]
 
-#: Rankings of up to this many documents are checked in full.
-SUCCESS_DOCUMENTS = 7
+_nonneg = dict(integer=True, nonnegative=True)
+_m, _r, _w, _y = sympy.symbols("m r w y", **_nonneg)
+_j = sympy.Symbol("j", integer=True, positive=True)
+_miss = sympy.Function("none_in_slots")  # a group's chance, left undefined for the composition
 
-_n, _r, _m = sympy.symbols("n r m", integer=True, nonnegative=True)
+
+def p_none_in_slots(m: Any, r: Any, n: Any) -> Any:
+    """P(the first m slots of a uniformly ordered group of n, r relevant, hold no relevant member), m <= n - r.
+
+    Orderings that put non-relevant members in slots 1..m, in order: (n-r)!/(n-r-m)!; the other n - m
+    members in any order: (n-m)!; out of n!.
+    """
+    return sympy.combsimp(sympy.factorial(n - r) / sympy.factorial(n - r - m) * sympy.factorial(n - m) / sympy.factorial(n))
 
 
-def _derived_miss(m: int, r: int, n: int) -> Fraction:
-    """P(none of r relevant members among m given slots of n): the r positions avoid the m slots."""
-    return Fraction(comb(n - m, r), comb(n, r))
+def _kernel_cases() -> list[tuple[str, Any, Any, Any, Any]]:
+    # (case, m, r, n, derived chance): n - r = m + w non-relevant members reach the m slots, or n - r = w < m = w + j.
+    return [
+        ("m <= n - r", _m, _r, _r + _m + _w, p_none_in_slots(_m, _r, _r + _m + _w)),
+        ("m > n - r", _w + _j, _j + _y, _j + _y + _w, sympy.Integer(0)),  # only w non-relevant members for w + j slots
+    ]
 
 
 @theorem(
     "Success@k",
-    "E[Success@k] = 1 - Π_groups C(n-r, m)/C(n, m), m = the group's slots within k.",
-    bounded(f"N<={SUCCESS_DOCUMENTS}; kernel identity general"),
+    "E[Success@k] = 1 - Π_groups C(n-r, m)/C(n, m), m = min(n, max(0, k-t)) the group's slots within k: "
+    "P(no relevant in the top k) counted from the orderings, symbolic sizes, counts and k.",
+    GENERAL,
     lambda: sympy.Eq(
         Tex(r"\mathbb{E}[\mathrm{Success}@k]"),
-        1 - sympy.Product(sympy.binomial(_n - _r, _m) / sympy.binomial(_n, _m), (Tex("g"), 1, Tex("G"))),
+        1 - sympy.Product(none_drawn(Tex("m_g"), Tex("r_g"), Tex("n_g"), choose=sympy.binomial), (Tex("g"), 1, Tex("G"))),
         evaluate=False,
     ),
 )
 def prove_success(kernel: Callable[..., Any] = none_drawn, compose: Callable[..., Any] = success_from) -> str:
-    # 1. The kernel's counting and the derived counting agree in general.
-    same(
-        sympy.binomial(_n - _m, _r) / sympy.binomial(_n, _r),
-        sympy.binomial(_n - _r, _m) / sympy.binomial(_n, _m),
-        "C(n-m, r)/C(n, r) = C(n-r, m)/C(n, m)",
-    )
-    # 2. The composition, with the kernel under test, on every small structure.
+    # 1. The kernel, on symbols, against the count of orderings.
+    for case, m, r, n, derived in _kernel_cases():
+        same(derived, sympy.combsimp(sympy.sympify(kernel(m, r, n, choose=sympy.binomial))), f"P(no relevant in {m} slots of {n}), {case}")
+    # 2. The composition, with the per-group chance left undefined.
     cases = 0
-    for total in range(1, SUCCESS_DOCUMENTS + 1):
-        for sizes in compositions(total):
-            starts = [sum(sizes[:i]) for i in range(len(sizes))]
-            for relevant in product(*(range(n + 1) for n in sizes)):
-                summary = [Group(t, n, Fraction(r), None) for t, n, r in zip(starts, sizes, relevant)]
-                for k in range(1, total + 2):
-                    miss = Fraction(1)
-                    for t, n, r in zip(starts, sizes, relevant):
-                        if t < k:
-                            miss *= _derived_miss(min(n, k - t), r, n)
-                    got = compose(summary, k, kernel=kernel)
-                    if got != 1 - miss:
-                        raise ProofFailure(f"Success@{k} of sizes {sizes}, relevant {relevant}: {got} != {1 - miss}")
-                    cases += 1
-    return f"kernel identity for symbolic n, r, m; {cases} (structure, relevant counts, k) cases up to N={SUCCESS_DOCUMENTS}"
+    for where, summary, k in cutoff_cases():
+        miss = sympy.Integer(1)
+        for g in summary:
+            slots = decided(sympy.Max(0, sympy.Min(g.size, k - g.start)), f"slots of the group at {g.start} within {k}")
+            if slots != 0:  # a group with no slot in the top k cannot hide a relevant document there
+                miss *= _miss(slots, g.relevant, g.size)
+        got = compose(summary, k, number=sympy.sympify, kernel=_miss)
+        same(1 - miss, got, f"Success@k, {where}")
+        cases += 1
+    if cases != 7:
+        raise ProofFailure(f"{cases} cutoff places, expected 7")
+    return f"kernel counted from the orderings for symbolic m, r, n (m <= n - r and m > n - r); composition at {cases} cutoff places in a ranking of 3 symbolic groups"
+

@@ -22,7 +22,7 @@ from tieaware.fast import rbo_kernels
 from tieaware.fast import variance_kernels as fv
 from tieaware.fast.err import err_group
 from tieaware.fast.kernels import ap_group, ap_slot, expected_hits, first_relevant_step, pair_fraction, rr_group
-from tieaware.fast.trec_measures import bpref_from
+from tieaware.fast.trec_measures import bpref_from, capped_sum, success_from
 from tieaware.fast import correlation as fast_corr
 from tieaware.fast import corr_kernels as ck
 from tieaware.proofs import THEOREMS
@@ -194,12 +194,110 @@ def overlap_sum_not_product(both_active, s_crossing, l_crossing, both_crossing, 
     return both_active + c_S * s_crossing + c_L * l_crossing + (c_S + c_L) / 2 * both_crossing
 
 
-def rbo_w_as_a(S, L, p):
-    return fast_rbo.rbo_bounds(S, L, p, variant="w")
+def seen_w_without_crossing(variant, both_active, s_crossing, l_crossing, both_crossing, t_S, b_S, t_L, b_L, d):
+    if variant == "w":  # sports overlap that forgets the crossed groups, over the right denominator
+        return rbo_kernels.ratio(2 * both_active, b_S + b_L), ()
+    return rbo_kernels.seen_agreement(variant, both_active, s_crossing, l_crossing, both_crossing, t_S, b_S, t_L, b_L, d)
 
 
-def rbo_paper_a(S, L, p):
-    return fast_rbo.rbo_bounds(S, L, p, variant="a")
+def seen_b_with_s_twice(variant, both_active, s_crossing, l_crossing, both_crossing, t_S, b_S, t_L, b_L, d):
+    x, radicands = rbo_kernels.seen_agreement(variant, both_active, s_crossing, l_crossing, both_crossing, t_S, b_S, t_L, b_L, d)
+    return (x, (radicands[0], radicands[0])) if radicands else (x, radicands)  # √Σc_S² twice
+
+
+def seen_a_over_d_plus_one(variant, *args):
+    x, radicands = rbo_kernels.seen_agreement(variant, *args)
+    d = args[-1]
+    return (x * d / (d + 1), radicands) if variant == "a" else (x, radicands)
+
+
+def unseen_max_all_crossing(variant, both_active, l_crossing, t_L, b_L, d, s, unique_active, unique_crossing, a_s, expected=False):
+    # MAX matching S's unseen items with L's crossed group first (U_d sorted the wrong way)
+    return rbo_kernels.unseen_terms(variant, both_active, l_crossing, t_L, b_L, d, s, 0, unique_active + unique_crossing, a_s, expected) \
+        ._replace(min=rbo_kernels.unseen_terms(variant, both_active, l_crossing, t_L, b_L, d, s, unique_active, unique_crossing, a_s, expected).min)
+
+
+def unseen_ext_without_mean(variant, both_active, l_crossing, t_L, b_L, d, s, unique_active, unique_crossing, a_s, expected=False):
+    # Webber's EXT: a matched L item counts 1 even in the paper's a-variant
+    real = rbo_kernels.unseen_terms(variant, both_active, l_crossing, t_L, b_L, d, s, unique_active, unique_crossing, a_s, expected)
+    ones = rbo_kernels.unseen_terms(variant, both_active, l_crossing, t_L, b_L, d, s, unique_active, unique_crossing, a_s, True)
+    return real._replace(ext=ones.ext)
+
+
+def unseen_res_is_max(variant, *args, **kwargs):
+    real = rbo_kernels.unseen_terms(variant, *args, **kwargs)
+    return real._replace(res=real.max)  # RES = MAX, not MAX - MIN
+
+
+def unseen_w_over_2d(variant, both_active, l_crossing, t_L, b_L, d, s, unique_active, unique_crossing, a_s, expected=False):
+    real = rbo_kernels.unseen_terms(variant, both_active, l_crossing, t_L, b_L, d, s, unique_active, unique_crossing, a_s, expected)
+    if variant != "w":
+        return real
+    fix = lambda terms: tuple((c * (d + b_L) / (2 * d), r) for c, r in terms)  # noqa: E731  denominator 2d, not d + |L_:d|
+    return rbo_kernels.DepthTerms(fix(real.min), fix(real.max), fix(real.ext), fix(real.res))
+
+
+def unseen_paper_for_expected(variant, *args):
+    return rbo_kernels.unseen_terms(variant, *args[:-1], False)  # the paper's c_L where the expectation counts 1
+
+
+def unseen_min_with_unseen(variant, *args):
+    real = rbo_kernels.unseen_terms(variant, *args)
+    return real._replace(min=real.ext)  # MIN that extrapolates
+
+
+def past_max_span_one_short(bound, l, s, x_l, a_s):
+    pieces = rbo_kernels.third_section(bound, l, s, x_l, a_s)
+    if bound != "max":
+        return pieces
+    span, tail = pieces
+    return (span._replace(hi=span.hi - 1), tail)  # the last depth before f left out
+
+
+def past_min_from_l(bound, l, s, x_l, a_s):
+    return rbo_kernels.third_section(bound, l - 1, s, x_l, a_s) if bound == "min" else rbo_kernels.third_section(bound, l, s, x_l, a_s)
+
+
+def past_ext_l_minus_s_plus_one(bound, l, s, x_l, a_s):
+    if bound != "ext":
+        return rbo_kernels.third_section(bound, l, s, x_l, a_s)
+    return (rbo_kernels.Tail(rbo_kernels.ratio(x_l, l), 0, l + 1), rbo_kernels.Tail(a_s[0] * (l - s + 1) / l, 0, l + 1, a_s[1]))
+
+
+def series_tail_span_to_start(a, b, start, p):
+    g, log, span = rbo_kernels.series_tail(a, b, start, p)
+    return g, log, span._replace(hi=start)  # subtracts the term at d = start as well
+
+
+def series_tail_without_one_minus_p(a, b, start, p):
+    g, log, span = rbo_kernels.series_tail(a, b, start, p)
+    return a, log, span  # Σ_{d>=m} p^d taken as p^m
+
+
+def terms_forgetting_crossing_unique(S, L, variant, expected, number=int):
+    # fast's series with L's crossed group never offering items missing from S to the unseen ones
+    real = fast_rbo._scan
+    def scan(S_, L_):
+        for depth in real(S_, L_):
+            yield depth._replace(unique_crossing=0) if depth.unique_active else depth
+    try:
+        fast_rbo._scan = scan
+        return fast_rbo._terms(S, L, variant, expected, number)
+    finally:
+        fast_rbo._scan = real
+
+
+def terms_expected_as_paper(S, L, variant, expected, number=int):
+    return fast_rbo._terms(S, L, variant, False, number)
+
+
+def terms_a_s_one_depth_early(S, L, variant, expected, number=int):
+    terms = fast_rbo._terms(S, L, variant, expected, number)
+    if terms.s < 2:
+        return terms
+    a_s = terms.depths[terms.s - 2][1].min[0]  # the agreement at s - 1
+    tails = {b: rbo_kernels.third_section(b, terms.l, terms.s, terms.x_l, a_s) for b in terms.tails}
+    return terms._replace(tails=tails)
 
 
 def hits_variance_binomial(m, r, n):
@@ -335,20 +433,42 @@ WRONG = [
     ("RBO^a agreement", {"kernel": overlap_without_both_crossing}),
     ("RBO^a agreement", {"kernel": overlap_sum_not_product}),
     ("RBO^a agreement", {"crossing": contribution_off_by_one}),
-    ("RBO^a MIN", {"rbo": rbo_w_as_a}),
-    ("RBO expected", {"rbo": rbo_paper_a}),  # the paper's MAX/EXT are not the expectation
-    ("RBO^a EXT, MAX != E", {"rbo": fast_rbo.rbo_expected_bounds}),  # no counterexample with the true average
+    ("RBO agreement d <= s", {"agreement": seen_w_without_crossing}),
+    ("RBO agreement d <= s", {"agreement": seen_b_with_s_twice}),
+    ("RBO agreement d <= s", {"agreement": seen_a_over_d_plus_one}),
+    ("RBO agreement s < d <= l", {"kernel": unseen_max_all_crossing}),
+    ("RBO agreement s < d <= l", {"kernel": unseen_ext_without_mean}),
+    ("RBO agreement s < d <= l", {"kernel": unseen_res_is_max}),
+    ("RBO agreement s < d <= l", {"kernel": unseen_w_over_2d}),
+    ("RBO past l", {"kernel": past_max_span_one_short}),
+    ("RBO past l", {"kernel": past_min_from_l}),
+    ("RBO past l", {"kernel": past_ext_l_minus_s_plus_one}),
+    ("RBO series tail", {"kernel": series_tail_span_to_start}),
+    ("RBO series tail", {"kernel": series_tail_without_one_minus_p}),
+    ("RBO scan", {"terms": terms_forgetting_crossing_unique}),
+    ("RBO scan", {"terms": terms_expected_as_paper}),
+    ("RBO scan", {"terms": terms_a_s_one_depth_early}),
+    ("RBO expected", {"kernel": unseen_paper_for_expected}),  # the paper's MAX/EXT are not the expectation
+    ("RBO expected", {"seen": seen_a_over_d_plus_one}),
+    ("RBO expected", {"past": past_max_span_one_short}),
+    ("RBO^a MIN", {"kernel": unseen_min_with_unseen}),
+    ("RBO^a MAX, EXT vs E", {"kernel": unseen_paper_for_expected}),  # no difference at all
+    ("RBO^a MAX, EXT vs E", {"kernel": unseen_ext_without_mean}),  # EXT's difference gone
     ("RBP group", {"group": lambda p, t, e, r, n: r / n * (p**t - p ** (e + 1))}),  # one rank too many
     ("RBP@k", {"group": lambda p, t, e, r, n: r / n * (p**t - p ** (e + 1))}),  # one rank too many
     ("RBP@k", {"compose": rbp_whole_groups}),
     ("exact arithmetic", {"exact": ExactSplitSlip()}),
     ("ERR group", {"group": lambda t, s, x, num: err_group(t - 1, s, x, num)}),  # ranks shifted up by one
-    ("Success@k", {"kernel": lambda m, r, n: Fraction(n - r, n) ** m}),  # drawn with replacement
-    ("Success@k", {"kernel": lambda m, r, n: Fraction(comb(n - r, m + 1), comb(n, m + 1))}),  # one slot too many
-    ("Success@k", {"compose": lambda summary, k, kernel: 1 - kernel(min(summary[0].size, k), int(summary[0].relevant), summary[0].size)}),  # first group only
-    ("Bpref", {"kernel": lambda above, a, big_r: (a + 1) * above + a * (a + 1) // 2}),  # min(., R) cap forgotten
-    ("Bpref", {"kernel": lambda above, a, big_r: (a + 1) * min(above, big_r)}),  # ties resolved optimistically (X = 0)
-    ("Bpref", {"compose": lambda counts, big_r, big_n, kernel: bpref_from(counts, big_r, big_r, kernel=kernel)}),  # divides by R, not min(R, N)
+    ("Success@k", {"kernel": lambda m, r, n, choose=comb: ((n - r) / n) ** m}),  # drawn with replacement
+    ("Success@k", {"kernel": lambda m, r, n, choose=comb: choose(n - r, m + 1) / choose(n, m + 1)}),  # one slot too many
+    ("Success@k", {"kernel": lambda m, r, n, choose=comb: choose(n - r, m) / choose(n, r)}),  # C(n-r, m)/C(n, r)
+    ("Success@k", {"compose": lambda summary, k, number, kernel: 1 - kernel(min(summary[0].size, k), summary[0].relevant, summary[0].size)}),  # first group only
+    ("Success@k", {"compose": lambda summary, k, number, kernel: success_from([g for g in summary if g.end <= k], k, number=number, kernel=kernel)}),  # the group crossing k left out
+    ("Bpref", {"kernel": lambda above, a, big_r: (a + 1) * above + a * (a + 1) / 2}),  # min(., R) cap forgotten
+    ("Bpref", {"kernel": lambda above, a, big_r: (a + 1) * big_r if above >= big_r else (a + 1) * above}),  # ties resolved optimistically (X = 0)
+    ("Bpref", {"kernel": lambda above, a, big_r: capped_sum(above, a + 1, big_r) - big_r}),  # a + 1 judged non-relevant in place of a, less R
+    ("Bpref", {"compose": lambda counts, big_r, big_n, number, kernel: bpref_from(counts, big_r, big_r, number=number, kernel=kernel)}),  # divides by R, not min(R, N)
+    ("Bpref", {"compose": lambda counts, big_r, big_n, number, kernel: bpref_from([(r, 0) for r, _ in counts[:1]] + list(counts[1:]), big_r, big_n, number=number, kernel=kernel)}),  # first group's own non-relevant ignored
     ("Var P@k", {"kernel": hits_variance_binomial}),
     ("Var P@k", {"kernel": hits_variance_n_cubed}),
     ("Var P@k", {"kernel": hits_variance_unguarded}),
@@ -451,19 +571,30 @@ def test_a_rejection_names_the_case():
 
 
 def test_counterexample_values():
-    # Reported values of the RBO counterexample, from the proof's own bare-RBO average.
-    detail = THEOREMS["RBO^a EXT, MAX != E"]().detail
+    # The smallest case where the paper's RBO^a is not the expectation (docs/rbo.md): S = <a>, L = <a [x y]>, p = 1/2.
+    detail = THEOREMS["RBO^a MAX, EXT vs E"]().detail
     assert "expectation 1" in detail and str(Fraction(15, 16)) in detail
 
 
-def test_editing_the_overlap_kernel_in_fast_rbo_breaks_the_rbo_proofs(monkeypatch):
-    monkeypatch.setattr(fast_rbo, "overlap", overlap_sum_not_product)  # fast.rbo's one-pass scan calls it
-    assert not THEOREMS["RBO^a MIN"]().proved
+def test_editing_the_overlap_kernel_in_fast_breaks_the_rbo_proofs(monkeypatch):
+    monkeypatch.setattr(rbo_kernels, "overlap", overlap_sum_not_product)  # seen_agreement and unseen_terms call it
+    for name in ("RBO agreement d <= s", "RBO scan", "RBO expected"):
+        assert not THEOREMS[name]().proved, name
 
 
-def test_editing_the_contribution_kernel_in_fast_rbo_breaks_the_rbo_proofs(monkeypatch):
-    monkeypatch.setattr(fast_rbo, "crossing_contribution", contribution_off_by_one)
-    assert not THEOREMS["RBO^a MIN"]().proved
+def test_editing_the_contribution_kernel_in_fast_breaks_the_rbo_proofs(monkeypatch):
+    monkeypatch.setattr(rbo_kernels, "crossing_contribution", contribution_off_by_one)
+    for name in ("RBO agreement d <= s", "RBO agreement s < d <= l", "RBO scan", "RBO^a MAX, EXT vs E"):
+        assert not THEOREMS[name]().proved, name
+
+
+def test_editing_an_rbo_kernel_changes_what_fast_computes(monkeypatch):
+    # fast.rbo looks its kernels up in rbo_kernels' module when it runs: the proved functions are the ones it calls.
+    before = fast_rbo.rbo_bounds(["a", ("b", "c")], ["c", "a", "x", "b"], "1/2", variant="b")
+    monkeypatch.setattr(rbo_kernels, "measurable_squares", lambda t, b, d: (t - 1) + rbo_kernels.ratio((d - t + 1) ** 2, b - t + 2))
+    after = fast_rbo.rbo_bounds(["a", ("b", "c")], ["c", "a", "x", "b"], "1/2", variant="b")
+    assert before != after
+    assert not THEOREMS["RBO agreement d <= s"]().proved
 
 
 def test_editing_a_kernel_in_fast_correlation_breaks_its_proof(monkeypatch):

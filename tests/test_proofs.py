@@ -36,7 +36,9 @@ def test_every_family_has_its_theorems():
     expected = {
         "exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "RBO contribution",
         "P@k", "R@k", "F1@k", "AP slot", "AP@k", "RR group", "RR@k", "DCG slot", "DCG@k", "nDCG@k",
-        "RBO^a agreement", "RBO^a MIN", "RBO^a EXT, MAX != E", "Var P@k", "Var DCG@k", "Var RR", "Var AP",
+        "RBO^a agreement", "RBO agreement d <= s", "RBO agreement s < d <= l", "RBO past l", "RBO series tail",
+        "RBO scan", "RBO expected", "RBO^a MIN", "RBO^a MAX, EXT vs E", "Success@k", "Bpref",
+        "Var P@k", "Var DCG@k", "Var RR", "Var AP",
         "AP harmonic sum", "RBP group", "RBP@k", "exact arithmetic",
     }  # fmt: skip
     assert expected <= set(THEOREMS)
@@ -54,9 +56,11 @@ def test_lemma_scopes_are_honest():
     # The general results are the ones sympy proves for symbolic sizes; loops over ranks are bounded.
     for name in ("exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "first relevant weights",
                  "P@k", "R@k", "F1@k", "AP slot", "AP harmonic sum", "AP@k", "RR group", "RR@k", "DCG slot", "DCG@k", "nDCG@k",
-                 "RBO contribution", "RBO^a agreement", "RBP group", "RBP@k", "Var P@k", "Var DCG@k", "Var RR"):  # fmt: skip
+                 "RBO contribution", "RBO^a agreement", "RBO agreement d <= s", "RBO agreement s < d <= l", "RBO past l",
+                 "RBO series tail", "RBO expected", "RBO^a MIN", "RBO^a MAX, EXT vs E", "Success@k", "Bpref",
+                 "RBP group", "RBP@k", "Var P@k", "Var DCG@k", "Var RR"):  # fmt: skip
         assert THEOREMS[name].scope == GENERAL, name
-    for name in ("exact arithmetic", "RBO^a MIN", "RBO expected", "Var AP"):
+    for name in ("exact arithmetic", "RBO scan", "Var AP"):
         assert THEOREMS[name].scope.startswith("bounded("), name
 
 
@@ -140,27 +144,40 @@ def test_cli_prove_fails_on_a_wrong_kernel(monkeypatch, capsys):
     assert "FAILED broken" in capsys.readouterr().out
 
 
-# -- the proofs' own transcription of bare RBO agrees with the reference layer ----------
+# -- the proofs' own RBO definitions agree with the reference layer ------------------------
 
 
-@pytest.mark.parametrize("p", ["1/2"])  # the proofs use 9/10
-def test_bare_rbo_transcription_matches_reference_on_tie_free_rankings(p):
-    # tieaware.reference.rank_biased_overlap (another engineer's transcription) on tie-free rankings is bare RBO.
-    p = Fraction(p)
-    tie_free = [r for r in rbo_proofs.small_rankings("abcd", 3) if not any(isinstance(g, tuple) for g in r)]
-    checked = 0
-    for S in tie_free:
-        for L in tie_free:
-            if len(S) > len(L):
-                continue
-            mine = rbo_proofs.bare_rbo(S, L, p)
-            for bound in ("min", "max", "ext"):
-                want = reference_rbo(S, L, p, variant="a", bound=bound)
-                assert rbo_proofs.split_log(want, p) == mine[bound], (S, L, bound)
-                checked += 1
-    assert checked == 3 * sum(1 for S in tie_free for L in tie_free if len(S) <= len(L))
+def _definition_value(S, L, variant, bound, p):
+    s, l = (sum(len(g) if isinstance(g, tuple) else 1 for g in x) for x in (S, L))
+    if s > l:
+        S, L, s, l = L, S, l, s
+    shared = {x for g in S for x in (g if isinstance(g, tuple) else (g,))} & {x for g in L for x in (g if isinstance(g, tuple) else (g,))}
+    f = l + s - len(shared)
+    return rbo_proofs._series_value(rbo_proofs.defined_coefficients(S, L, variant)[bound], f + 1, p)
 
 
-def test_bare_rbo_uneven_lengths_golden():
+def test_rbo_definitions_match_the_reference_layer():
+    # tieaware.reference.rank_biased_overlap (another engineer's transcription): w and b are the paper's formulas,
+    # its a is the average of bare RBO over tie-breakings, the proofs' "e".  Small tied pairs, every bound.
+    p = Fraction(1, 2)
+    pairs = rbo_proofs.canonical_pairs(2)[::3] + [(["a", ("b", "c")], ["c", ("x", "a"), "b"])]
+    for S, L in pairs:
+        for mine, theirs in (("w", "w"), ("b", "b"), ("e", "a")):
+            for bound in ("min", "max", "ext", "res"):
+                want = reference_rbo(S, L, p, variant=theirs, bound=bound)
+                got = _definition_value(S, L, mine, bound, p)
+                assert sympy.simplify(sympy.sympify(want) - got) == 0, (S, L, mine, bound, want, got)
+
+
+def test_rbo_definition_uneven_lengths_golden():
     # docs/rbo.md (Other implementations): S=[a], L=[a, b], p=0.9 has RBO_EXT exactly 1 (dlukes/rbo's 0.88 is wrong).
-    assert rbo_proofs.bare_rbo(["a"], ["a", "b"], Fraction(9, 10))["ext"] == (Fraction(1), Fraction(0))
+    assert _definition_value(["a"], ["a", "b"], "a", "ext", Fraction(9, 10)) == 1
+
+
+def test_rbo_definition_figure_2_f():
+    # The paper's Figure 2: f = l + s - X_l = 15; MAX's overlap past l = 13 grows by 2 per depth, (2d - l - s + X_l)/d,
+    # and reaches d at f (Eq. 23): 13/14 at depth 14, then 1.
+    S, L = rbo_proofs.FIGURE_2
+    coefficients = rbo_proofs.defined_coefficients(S, L, "a")["max"]
+    assert len(coefficients) == 17
+    assert coefficients[13] == {1: Fraction(13, 14)} and coefficients[14] == coefficients[15] == {1: 1}
