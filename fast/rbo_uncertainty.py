@@ -49,6 +49,7 @@ import math
 from fractions import Fraction
 from typing import Any, Optional
 
+from tieaware.fast import rbo_kernels as K
 from tieaware.fast.rank_biased_overlap import _spans, rbo_expected_bounds  # _spans: ranks t..b of each group
 from tieaware.model.params import flag, probability
 from tieaware.model.rbo_input import Groups, Item, bound_name, rbo_pair
@@ -157,21 +158,38 @@ def rbo_variance(S: Any, L: Any, p: Any, *, bound: str = "ext", exact: bool = Tr
 
 
 def _weights(s: int, l: int, p: Any, bound: str, one: Any) -> list[Any]:
-    """ω_1..ω_l: the coefficient of X_d in the bound (see reference._bare)."""
+    """ω_1..ω_l: the coefficient of X_d in the bound, read off the kernels rbo_expected sums.
+
+    Bare RBO's coefficient of p^d is affine in the overlaps (tieaware prove,
+    "RBO expected"), so one shared item active in both rankings at depth d
+    adds ∂A_d/∂X_d to it; for EXT, A_s = X_s/s also scales S's unseen items
+    past s and the tail past l (the same kernels with A_s = 1 and no overlap).
+    The formulas stay in :mod:`tieaware.fast.rbo_kernels`.
+    """
     scale = (one - p) / p
-    weights, p_d = [], one
+    weights, p_d, extra = [], one, one * 0
     for d in range(1, l + 1):
         p_d = p_d * p
-        weights.append(scale * p_d / d)
+        if d <= s:  # one item active at rank <= d in both: its own group t = b = d
+            slope = K.seen_agreement("a", 1, 0, 0, 0, d, d, d, d, d)[0] - K.seen_agreement("a", 0, 0, 0, 0, d, d, d, d, d)[0]
+        else:
+            with_item = K.unseen_terms("a", 1, 0, d, d, d, s, 0, 0, (0, ()), True)
+            without = K.unseen_terms("a", 0, 0, d, d, d, s, 0, 0, (0, ()), True)
+            slope = _sum(with_item, bound) - _sum(without, bound)
+            if bound == "ext":
+                extra += _sum(K.unseen_terms("a", 0, 0, d, d, d, s, 0, 0, (1, ()), True), bound) * p_d
+        weights.append(scale * p_d * slope)
     if bound == "ext":
-        # S's unseen items at depths s+1..l, and the tail, match at rate A_s = X_s/s.
-        extra, p_d = one * 0, p**s * one
-        for d in range(s + 1, l + 1):
-            p_d = p_d * p
-            extra += (d - s) * p_d / d
-        extra += (one * (l - s) / l) * p_d * p / (1 - p)
+        for tail in K.third_section("ext", l, s, 0, (1, ())):
+            geometric, _, _ = K.series_tail(tail.a, tail.b, tail.start, p)
+            extra += geometric * p**tail.start
         weights[s - 1] += scale * extra / s
     return weights
+
+
+def _sum(terms: Any, bound: str) -> Any:
+    # A bound's coefficient of p^d; RBO^a has no square roots.
+    return sum((coefficient for coefficient, _ in getattr(terms, bound)), 0)
 
 
 class _Tails:
