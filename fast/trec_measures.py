@@ -56,9 +56,10 @@ def none_drawn(m: Any, r: Any, n: Any, *, choose: Callable[[Any, Any], Any] = co
 
 
 def success_from(
-    summary: Sequence[Group], k: int, *, number: Callable[[Any], Any] = Fraction, kernel: Callable[..., Any] = none_drawn
+    summary: Sequence[Group], k: int, *, number: Callable[[Any], Any] = Fraction, kernel: Optional[Callable[..., Any]] = None
 ) -> Any:
     """Expected Success@k from the group summaries: 1 - Π over groups in the top k of none_drawn."""
+    kernel = kernel or none_drawn  # looked up when called: the kernel tieaware prove proves
     miss = number(1)
     for g in summary:
         if g.start >= k:
@@ -143,9 +144,10 @@ def capped_sum(above: Any, a: Any, big_r: Any) -> Any:
 
 def bpref_from(
     counts: Sequence[tuple[int, int]], big_r: int, big_n: int, *, number: Callable[[Any], Any] = Fraction,
-    kernel: Callable[..., Any] = capped_sum,
+    kernel: Optional[Callable[..., Any]] = None,
 ) -> Any:
     """Expected bpref from per-group (relevant, judged non-relevant) counts, in rank order."""
+    kernel = kernel or capped_sum  # looked up when called: the kernel tieaware prove proves
     if big_r == 0:
         return number(0)
     d = min(big_r, big_n)

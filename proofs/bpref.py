@@ -39,11 +39,11 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Optional
 
 import sympy
 
-from tieaware.fast.trec_measures import bpref_from, capped_sum
+from tieaware.fast import trec_measures as tm
 from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, decided, same, theorem
 
 __all__ = ["capped_cases", "prove_bpref"]
@@ -96,7 +96,8 @@ def _composition_cases() -> list[tuple[str, Any, Any, tuple[Any, ...]]]:
         evaluate=False,
     ),
 )
-def prove_bpref(kernel: Callable[..., Any] = capped_sum, compose: Callable[..., Any] = bpref_from) -> str:
+def prove_bpref(kernel: Optional[Callable[..., Any]] = None, compose: Optional[Callable[..., Any]] = None) -> str:
+    kernel, compose = kernel or tm.capped_sum, compose or tm.bpref_from  # looked up when run, as fast does
     # 1. The lemma: P(exactly x of the a judged non-relevant members precede d) = 1/(a+1), whatever x.
     n = 1 + _a + _u
     same(sympy.binomial(n, _a + 1) * sympy.factorial(_a) * sympy.factorial(_u) / sympy.factorial(n), 1 / (_a + 1), "P(X = x)")

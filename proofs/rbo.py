@@ -38,12 +38,13 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from functools import cache
-from typing import Any
+from typing import Any, Optional
 
 import sympy
 from sympy import Eq, Sum, Symbol, summation
 
 from tieaware.fast import rank_biased_overlap as fast_rbo
+from tieaware.fast import rbo_kernels as K
 from tieaware.fast.rbo_kernels import (
     Span,
     Tail,
@@ -112,9 +113,8 @@ def p_at_or_above(t_: Any, b_: Any, d_: Any, last: Any) -> Any:
     GENERAL,
     lambda: Eq(Tex(r"\Pr[\mathrm{rank}(e) \le d]"), crossing_contribution(t, Symbol("b"), d), evaluate=False),
 )
-def prove_contribution(
-    crossing: Callable[..., Any] = crossing_contribution, piecewise: Callable[..., Any] = contribution
-) -> str:
+def prove_contribution(crossing: Optional[Callable[..., Any]] = None, piecewise: Optional[Callable[..., Any]] = None) -> str:
+    crossing, piecewise = crossing or K.crossing_contribution, piecewise or K.contribution  # looked up when run, as fast does
     # Crossing: t <= d < b, i.e. d = t + u, b = d + v; d = t (u = 0) apart, so that fast's
     # comparisons are decided at the boundary too.
     for uu in (sympy.Integer(0), v):
@@ -154,7 +154,8 @@ def _counts() -> dict[tuple[str, str], Any]:
         evaluate=False,
     ),
 )
-def prove_agreement(kernel: Callable[..., Any] = overlap, crossing: Callable[..., Any] = crossing_contribution) -> str:
+def prove_agreement(kernel: Optional[Callable[..., Any]] = None, crossing: Optional[Callable[..., Any]] = None) -> str:
+    kernel, crossing = kernel or K.overlap, crossing or K.crossing_contribution
     # At depth d each ranking has at most one crossed group (the one holding rank d): t_S <= d < b_S, t_L <= d < b_L.
     u_S, v_S, u_L, v_L = sympy.symbols("u_S v_S u_L v_L", integer=True, nonnegative=True)
     t_S, b_S = d - u_S, d + 1 + v_S
@@ -257,7 +258,8 @@ def _seen_claimed(agreement: Callable[..., Any], variant: str, counts: dict[tupl
         evaluate=False,
     ),
 )
-def prove_seen(agreement: Callable[..., Any] = seen_agreement) -> str:
+def prove_seen(agreement: Optional[Callable[..., Any]] = None) -> str:
+    agreement = agreement or K.seen_agreement
     counts = _counts()
     for variant in ("w", "a", "b"):
         derived, roots = _seen_derived(variant, counts)
@@ -347,7 +349,8 @@ def _unseen_claimed(kernel: Callable[..., Any], variant: str, bound: str, expect
         evaluate=False,
     ),
 )
-def prove_unseen(kernel: Callable[..., Any] = unseen_terms) -> str:
+def prove_unseen(kernel: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or K.unseen_terms
     checked = 0
     for variant in ("w", "a", "b"):
         for bound in _BOUNDS:
@@ -447,7 +450,8 @@ def _past_derived(bound: str, variant: str, r: dict[str, Any], a_s_value: Any) -
         evaluate=False,
     ),
 )
-def prove_past_l(kernel: Callable[..., Any] = third_section) -> str:
+def prove_past_l(kernel: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or K.third_section
     checked = 0
     for bound in _BOUNDS:
         for region, r in _past_regions(bound):
@@ -515,7 +519,8 @@ def _split_sums(expr: Any) -> tuple[Any, dict[tuple[Any, Any], Any]]:
         evaluate=False,
     ),
 )
-def prove_series_tail(kernel: Callable[..., Any] = series_tail) -> str:
+def prove_series_tail(kernel: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or K.series_tail
     geometric, logarithmic, span = kernel(_a_t, _b_t, _m, p)
     claimed = geometric * p**_m + logarithmic * _LN + Sum(span.term(d) * p**d, (d, span.lo, span.hi))
     # Derived: a·Σ_{d>=m} p^d + b·(Σ_{d>=1} p^d/d - Σ_{d=1}^{m-1} p^d/d), the infinite sums by sympy.
@@ -823,7 +828,8 @@ def _check_pair(S: Sequence[Any], L: Sequence[Any], terms_of: Callable[..., Any]
     why="The scan is bookkeeping, not a closed form: it walks concrete items and counts them by state per depth, "
     "which sympy cannot run on rankings of symbolic length; every formula it feeds is proved general by the other RBO theorems.",
 )
-def prove_scan(terms: Callable[..., Any] = fast_rbo._terms) -> str:
+def prove_scan(terms: Optional[Callable[..., Any]] = None) -> str:
+    terms = terms or fast_rbo._terms
     pairs = canonical_pairs(RBO_LONGEST)
     checked = 0
     for i, (S, L) in enumerate(pairs):
@@ -845,7 +851,8 @@ def prove_scan(terms: Callable[..., Any] = fast_rbo._terms) -> str:
     GENERAL,
     lambda: Eq(Tex(r"\mathrm{rbo\_expected}_{X}"), Tex(r"\mathbb{E}[\mathrm{RBO}_{X}(\tilde S, \tilde L)]"), evaluate=False),
 )
-def prove_rbo_expected(seen: Callable[..., Any] = seen_agreement, kernel: Callable[..., Any] = unseen_terms, past: Callable[..., Any] = third_section) -> str:
+def prove_rbo_expected(seen: Optional[Callable[..., Any]] = None, kernel: Optional[Callable[..., Any]] = None, past: Optional[Callable[..., Any]] = None) -> str:
+    seen, kernel, past = seen or K.seen_agreement, kernel or K.unseen_terms, past or K.third_section
     # d <= s: bare RBO's term is X_d/d whatever the bound; its expectation is E[X_d]/d, the agreement lemma
     # applied to the same state counts as RBO^a's agreement (fast uses seen_agreement("a") for rbo_expected).
     counts = _counts()
@@ -876,7 +883,8 @@ def prove_rbo_expected(seen: Callable[..., Any] = seen_agreement, kernel: Callab
     GENERAL,
     lambda: Eq(Tex(r"\mathrm{RBO}^a_{MIN}"), Tex(r"\mathbb{E}[\mathrm{RBO}_{MIN}(\tilde S, \tilde L)]"), evaluate=False),
 )
-def prove_rbo_min(kernel: Callable[..., Any] = unseen_terms) -> str:
+def prove_rbo_min(kernel: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or K.unseen_terms
     # d <= s and d > l: the paper and rbo_expected run the same kernels (seen_agreement("a"), third_section),
     # proved equal to E[bare RBO] by "RBO expected".  s < d <= l: the paper's MIN term against E[bare MIN].
     for case, assume in _unseen_cases():
@@ -905,7 +913,8 @@ def _difference(bound: str, assume: dict[Any, Any]) -> Any:
         evaluate=False,
     ),
 )
-def prove_rbo_difference(kernel: Callable[..., Any] = unseen_terms, terms: Callable[..., Any] = fast_rbo._terms) -> str:
+def prove_rbo_difference(kernel: Optional[Callable[..., Any]] = None, terms: Optional[Callable[..., Any]] = None) -> str:
+    kernel, terms = kernel or K.unseen_terms, terms or fast_rbo._terms
     for bound in _BOUNDS:
         for case, assume in _unseen_cases():
             expected = _unseen_claimed(kernel, "a", bound, True, assume, {})

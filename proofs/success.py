@@ -33,11 +33,12 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Optional
 
 import sympy
 
-from tieaware.fast.trec_measures import none_drawn, success_from
+from tieaware.fast import trec_measures as tm
+from tieaware.fast.trec_measures import none_drawn
 from tieaware.proofs.precision import cutoff_cases
 from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, decided, same, theorem
 
@@ -77,7 +78,8 @@ def _kernel_cases() -> list[tuple[str, Any, Any, Any, Any]]:
         evaluate=False,
     ),
 )
-def prove_success(kernel: Callable[..., Any] = none_drawn, compose: Callable[..., Any] = success_from) -> str:
+def prove_success(kernel: Optional[Callable[..., Any]] = None, compose: Optional[Callable[..., Any]] = None) -> str:
+    kernel, compose = kernel or tm.none_drawn, compose or tm.success_from  # looked up when run, as fast does
     # 1. The kernel, on symbols, against the count of orderings.
     for case, m, r, n, derived in _kernel_cases():
         same(derived, sympy.combsimp(sympy.sympify(kernel(m, r, n, choose=sympy.binomial))), f"P(no relevant in {m} slots of {n}), {case}")
