@@ -97,14 +97,31 @@ def test_decimal_examples(value, minus, digits, text):
     assert decimal(value, digits, minus=minus) == text
 
 
-@pytest.mark.parametrize("expr", [sympy.sqrt(2), 1 / sympy.sqrt(3), sympy.log(5), sympy.exp(sympy.Rational(1, 3)), LOG2_3, sympy.Rational(2, 3) ** -3])
+@pytest.mark.parametrize("expr", [sympy.sqrt(2), 1 / sympy.sqrt(3), sympy.log(5), sympy.exp(sympy.Rational(1, 3)), LOG2_3, sympy.Rational(2, 3) ** -3,
+                                  sympy.sqrt(2) + sympy.log(3), 1 + LOG2_3 / 7])
 def test_interval_handles_each_node_itself(expr):
     # sqrt, 1/sqrt, log, exp, powers and quotients are enclosed by interval arithmetic at the precision
     # asked (width ~2**-prec), not by sympy's evalf widened by a guard of 2**(6 - prec)
     low, high = (_fraction(end) for end in interval(expr, 120)._mpi_)
     value = Fraction(str(sympy.N(expr, 60)))
     assert low - Fraction(1, 10**55) <= value <= high + Fraction(1, 10**55)
-    assert high - low < Fraction(1, 2**110) * max(1, abs(value))
+    assert high - low < Fraction(1, 2**115) * max(1, abs(value))
+
+
+@pytest.mark.parametrize("expr, text", [(sympy.pi, "3.1415926536"), (sympy.cos(1) - 1, "-0.4596976941"), (sympy.Float("0.125", 30), "0.1250000000")])
+def test_decimal_of_other_nodes_through_sympys_evaluation(expr, text):
+    # nodes tieaware's values never hold are enclosed by sympy's evalf with a guard: still correctly rounded
+    assert decimal(expr, 10) == text
+    assert signed(expr, 10) == ("" if text.startswith("-") else "+") + text
+
+
+@pytest.mark.parametrize("prec", [53, 80, 200, 400])
+def test_interval_of_other_nodes_encloses_the_value(prec):
+    # sympy's evalf is rounded: the interval around it must be widened by a real guard at every precision
+    for expr in (sympy.pi, sympy.cos(1), sympy.pi * sympy.sqrt(2)):
+        low, high = (_fraction(end) for end in interval(expr, prec)._mpi_)
+        value = Fraction(str(sympy.N(expr, 150)))
+        assert low < value < high and high - low < Fraction(1, 2 ** (prec - 10))
 
 
 def test_interval_encloses_negative_values():
@@ -128,6 +145,10 @@ def test_interval_encloses_negative_values():
 )
 def test_signed(value, minus, digits, text):
     assert signed(value, digits, minus=minus) == text
+
+
+def test_signed_without_minus():
+    assert [signed(v, 3) for v in (Fraction(1, 2), Fraction(-1, 2), Fraction(0), 0.25, -LOG2_3)] == ["+0.500", "-0.500", "0.000", "+0.250", "-0.631"]
 
 
 def test_the_difference_column_sign():

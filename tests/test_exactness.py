@@ -199,3 +199,21 @@ def test_to_decimal_rejects_bad_digits(digits):
     with pytest.raises(TieawareError) as info:
         to_decimal(F(1, 3), digits)
     assert "digits" in str(info.value) and repr(digits) in str(info.value)
+
+
+def test_rational_reads_numpy_text_scalars_as_text():
+    # np.str_ is a str: read as decimal text, not refused as a numpy scalar of no number dtype
+    import numpy as np
+
+    from tieaware.model.exact import rational
+
+    assert rational(np.str_("0.85"), "p") == Fraction(17, 20)
+    assert rational(np.array("0.5")[()], "p") == Fraction(1, 2)
+
+
+def test_divide_keeps_rationals_as_fractions():
+    from tieaware.model.exact import divide
+
+    for a, b in ((Fraction(1, 2), Fraction(3, 4)), (1, 2), (Fraction(5), 3)):
+        q = divide(a, b)
+        assert type(q) is Fraction and q == Fraction(a) / Fraction(b)

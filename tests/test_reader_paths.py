@@ -97,3 +97,22 @@ def test_first_and_inverse_on_its_fast_path(monkeypatch, sample, case):
     _, first_np, inverse_np = np.unique(codes, return_index=True, return_inverse=True)
     assert first.tolist() == first_np.tolist()
     assert inverse.tolist() == inverse_np.reshape(-1).tolist()
+
+
+def test_equal_scores_in_neighbouring_queries_are_not_one_group():
+    # sorted by query, then score: q1's last row and q2's first share the score 1; each query keeps its own groups
+    qrels = read_table(io.BytesIO(b"q1 0 a 1\nq1 0 b 0\nq2 0 c 0\nq2 0 d 1\n"), "qrels")
+    run = read_table(io.BytesIO(b"q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\nq2 Q0 c 1 1 r\nq2 Q0 d 2 0 r\n"), "run")
+    p = prepare(qrels, run)
+    assert p.group_start.tolist() == [0, 1, 2, 3]
+    result = evaluate_prepared(p, "P@1 RR", exact=True).per_query
+    assert result == {"q1": {"P@1": 1, "RR": 1}, "q2": {"P@1": 0, "RR": Fraction(1, 2)}}
+
+
+def test_trec_eval_order_with_more_groups_than_the_key_holds():
+    # group numbers of more than 40 bits leave no room for the docno in one 64-bit key: every word is sorted on
+    names = ["b", "a", "ab", "doc00000z", "doc00000y", "c"]
+    groups = np.array([2**41, 2**41, 2**41, 2**41 + 1, 2**41 + 1, 2**42], dtype=np.int64)
+    got = columns._trec_eval_order(groups, np.array([n.encode() for n in names]))
+    # within a group, docno descending (trec_eval's tie order)
+    assert [names[i] for i in got.tolist()] == ["b", "ab", "a", "doc00000z", "doc00000y", "c"]

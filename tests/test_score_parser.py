@@ -117,13 +117,14 @@ def test_the_line_reader_reads_exact_values(texts):
     assert run["q"] == [(f"d{i}", Fraction(t)) for i, t in enumerate(texts)]
 
 
-def test_a_one_ulp_misreading_changes_a_ranking():
-    # d1 (relevant) scores 0.9308161409916927 and d2 (not relevant) the next double up.
-    # float() ranks d2 first: RR = 1/2.  Reading d1's text as M / 10**16 gives d2's double and
-    # a tie (RR 3/4 in expectation); any other misreading of these texts changes the order.
+def test_a_near_tie_keeps_its_exact_order():
+    # d1 (relevant) scores 0.9308161409916927, d2 (not relevant) the same double written 4 digits longer,
+    # exactly larger: d2 ranks first and RR = 1/2, in both modes.  (Read as M / 10**16, d1's text gives
+    # the next double up, one ulp above d2's.)
     low = "0.9308161409916927"
-    high = repr(math.nextafter(float(low), 1))
-    assert float(high) > float(low) and int(low[2:]) / 10.0**16 == float(high)
+    high = low + "0001"
+    assert float(high) == float(low) and Fraction(high) > Fraction(low)
+    assert int(low[2:]) / 10.0**16 == math.nextafter(float(low), 1)
     qrels = read_table(io.BytesIO(b"q 0 d1 1\nq 0 d2 0\n"), "qrels")
     run = read_table(io.BytesIO(f"q Q0 d1 1 {low} r\nq Q0 d2 2 {high} r\n".encode()), "run")
     from tieaware.runs.evaluate import evaluate_prepared

@@ -150,7 +150,9 @@ def interval(expr: Any, prec: int, cache: Optional[dict] = None) -> Any:
         else:  # unknown: sympy's own evaluation, widened by a relative guard
             digits = int(prec * 0.30103) + 10
             mid = iv.mpf(str(node.evalf(digits)))
-            out = mid * iv.mpf([1 - 2.0 ** (6 - prec), 1 + 2.0 ** (6 - prec)])
+            # the guard in interval arithmetic: as a double, 1 - 2**(6 - prec) is 1.0 once prec > 59
+            guard = iv.mpf(2) ** (6 - prec)
+            out = mid * (1 + iv.mpf([-1, 1]) * guard)
         cache[node] = out
         return out
 
