@@ -13,7 +13,7 @@ import pytest
 from tieaware import TieawareError, from_scores, vectors
 from tieaware.cli import main
 from tieaware.runs.evaluate import compute
-from tieaware.model.exact import to_decimal
+from tieaware.model.exact import to_decimal, to_float
 from tieaware.vectors.generate import FAMILIES, NOTES
 
 PACKAGE = pathlib.Path(vectors.__file__).resolve().parent
@@ -68,7 +68,7 @@ def test_decimal_and_float_agree_with_the_exact_value(family):
         )
 
 
-RANKED = [f for f in vectors.FAMILIES if f != "rbo"]
+RANKED = [f for f in vectors.FAMILIES if f not in ("rbo", "correlation")]
 
 
 @pytest.mark.parametrize("family", RANKED)
@@ -270,3 +270,69 @@ def test_irrational_flags_only_values_that_are_not_small_fractions():
         assert all(abs(x * q - round(x * q)) > F(1, 10**20) for q in range(1, 13)), (c.tc_id, c.expected)
     halves = [c for c in vectors.iter_cases("ndcg") if c.expected in ("1/2", "2/3", "3/4", "5/6")]
     assert halves and all("log" not in c.expected for c in halves)
+
+
+# -- correlation ------------------------------------------------------------------------
+
+# ircor's README (julian-urbano/ircor), quoted in docs/golden.md, 7 digits: tau_a, tauAP_a on x and
+# round(y*5)/5; tau_b, tauAP_b with x rounded too.
+IRCOR = {("tau", "a"): 0.7111111, ("tauap", "a"): 0.6074515, ("tau", "b"): 0.75, ("tauap", "b"): 0.6269841}
+
+
+def test_correlation_ircor_example_matches_ircor():
+    cases = {(c.coefficient, c.statistic): c for c in vectors.iter_cases("correlation", flags={"IrcorExample"})}
+    assert set(cases) >= set(IRCOR) and len(cases) == 12
+    for key, want in IRCOR.items():
+        assert round(cases[key].expected_float, 7) == want, cases[key].id
+    low, high = cases["tau", "min"].exact, cases["tau", "max"].exact
+    assert low <= cases["tau", "mean"].exact <= high
+
+
+def _function(case):
+    from tieaware.fast import correlation as fast
+
+    name = "kendall_tau" if case.coefficient == "tau" else "tau_ap"
+    if case.statistic in ("a", "b"):
+        return lambda x, y: getattr(fast, name)(x, y, case.statistic)
+    if case.statistic in ("min", "max"):
+        return lambda x, y: getattr(fast, name + "_range")(x, y)[0 if case.statistic == "min" else 1]
+    return getattr(fast, name + ("_expected" if case.statistic == "mean" else "_variance"))
+
+
+@pytest.mark.parametrize("case", vectors.pytest_cases("correlation"))
+def test_correlation_vectors_run_an_implementation(case):
+    value = _function(case)(case.x, case.y)
+    assert case.close(value)  # exactly
+    assert case.close(to_float(value))  # and as a float, within 1e-9
+
+
+def test_correlation_invalid_inputs_are_refused():
+    invalid = list(vectors.iter_cases("correlation", result="invalid"))
+    assert invalid and {f for c in invalid for f in c.flags} >= {"OneTieGroup", "TiedReference"}
+    for case in invalid:
+        with pytest.raises(TieawareError):
+            _function(case)(case.x, case.y)
+
+
+def yilmaz_tau_ap(true_order, estimated):
+    """Yilmaz et al. (SIGIR 2008), Eq. 4: 2/(N−1)·Σ_{i=2..N} C(i)/(i−1) − 1."""
+    position = {e: k for k, e in enumerate(true_order)}
+    total = sum(Fraction(sum(1 for a in estimated[: i - 1] if position[a] < position[estimated[i - 1]]), i - 1) for i in range(2, len(estimated) + 1))
+    return 2 * total / (len(estimated) - 1) - 1
+
+
+def test_untied_correlation_vectors_agree_with_yilmaz_and_kendall():
+    checked = 0
+    for case in vectors.iter_cases("correlation", flags={"Untied"}):
+        if case.statistic not in ("a", "mean", "min", "max"):
+            continue
+        x, y = case.x, case.y
+        if case.coefficient == "tauap":
+            want = yilmaz_tau_ap(x, y)
+        else:
+            position = {e: k for k, e in enumerate(y)}
+            pairs = [(x[i], x[j]) for i in range(len(x)) for j in range(i + 1, len(x))]
+            want = Fraction(sum(1 if position[a] < position[b] else -1 for a, b in pairs), len(pairs))
+        assert case.exact == want, case.id
+        checked += 1
+    assert checked >= 20

@@ -2,7 +2,7 @@
 
 The package ships one Wycheproof-style JSON file per measure family
 (``precision``, ``recall``, ``f1``, ``average_precision``,
-``reciprocal_rank``, ``ndcg``, ``rbo``), validated against ``schema.json``.  Every
+``reciprocal_rank``, ``ndcg``, ``rbo``, ``correlation``), validated against ``schema.json``.  Every
 expected value was computed by enumeration (the reference layer) and
 cross-checked against the closed forms (the fast layer).
 
@@ -34,10 +34,10 @@ from typing import Any, Optional, Union
 from tieaware.model.errors import bad
 from tieaware.model.exact import Exact
 
-__all__ = ["FAMILIES", "Vector", "RBOVector", "load", "iter_cases", "pytest_cases", "schema"]
+__all__ = ["FAMILIES", "Vector", "RBOVector", "CorrVector", "load", "iter_cases", "pytest_cases", "schema"]
 
 #: The shipped families, one JSON file each.
-FAMILIES = ("precision", "recall", "f1", "average_precision", "reciprocal_rank", "ndcg", "rbo")
+FAMILIES = ("precision", "recall", "f1", "average_precision", "reciprocal_rank", "ndcg", "rbo", "correlation")
 
 
 class _Certified:
@@ -125,6 +125,29 @@ class RBOVector(_Certified):
     result: str
 
 
+@dataclass(frozen=True)
+class CorrVector(_Certified):
+    """One rank-correlation test: two rankings of the same items (a tie group is a list), a coefficient, a statistic."""
+
+    family: str
+    tc_id: int
+    comment: str
+    flags: tuple[str, ...]
+    #: "Tau(variant=a)", "TauAP(stat=mean)", ...
+    measure: str
+    #: x is τ_AP's reference ranking.
+    x: list
+    y: list
+    #: "tau" or "tauap"
+    coefficient: str
+    #: "a", "b" (the variants), or "mean", "min", "max", "var" over every tie-breaking of both
+    statistic: str
+    expected: Optional[str]
+    expected_decimal: Optional[str]
+    expected_float: Optional[float]
+    result: str
+
+
 def _resource(name: str) -> str:
     from importlib.resources import files
 
@@ -155,7 +178,7 @@ def iter_cases(
     measure: Optional[str] = None,
     flags: Iterable[str] = (),
     flags_excluded: Iterable[str] = (),
-) -> Iterator[Union[Vector, RBOVector]]:
+) -> Iterator[Union[Vector, RBOVector, CorrVector]]:
     """The tests of *family*: only valid ones by default (``result=None`` for all).
 
     *measure* keeps one measure's tests; *flags* keeps tests carrying all of
@@ -176,7 +199,7 @@ def iter_cases(
     return _selected(family, result, measure, wanted, unwanted)
 
 
-def _selected(family: str, result: Optional[str], measure: Optional[str], wanted: set, unwanted: set) -> Iterator[Union[Vector, RBOVector]]:
+def _selected(family: str, result: Optional[str], measure: Optional[str], wanted: set, unwanted: set) -> Iterator[Union[Vector, RBOVector, CorrVector]]:
     for group in load(family)["testGroups"]:
         for t in group["tests"]:
             if result is not None and t["result"] != result:
@@ -187,6 +210,9 @@ def _selected(family: str, result: Optional[str], measure: Optional[str], wanted
                 continue
             if "S" in t:
                 yield _rbo_vector(family, t)
+                continue
+            if "coefficient" in t:
+                yield _corr_vector(family, t)
                 continue
             yield Vector(
                 family=family,
@@ -239,6 +265,24 @@ def _rbo_vector(family: str, t: dict[str, Any]) -> RBOVector:
         p=t["p"],
         variant=t["variant"],
         bound=t["bound"],
+        expected=t["expected"],
+        expected_decimal=t["expectedDecimal"],
+        expected_float=t["expectedFloat"],
+        result=t["result"],
+    )
+
+
+def _corr_vector(family: str, t: dict[str, Any]) -> CorrVector:
+    return CorrVector(
+        family=family,
+        tc_id=t["tcId"],
+        comment=t["comment"],
+        flags=tuple(t["flags"]),
+        measure=t["measure"],
+        x=t["x"],
+        y=t["y"],
+        coefficient=t["coefficient"],
+        statistic=t["statistic"],
         expected=t["expected"],
         expected_decimal=t["expectedDecimal"],
         expected_float=t["expectedFloat"],

@@ -5,7 +5,8 @@ every ordering, exact average) and cross-checked, exactly, against the
 **fast** layer's closed forms; a disagreement stops the generation.  The
 corpus is deterministic: the same files, byte for byte, on every run.
 
-The ``rbo`` family is built by :mod:`tieaware.vectors.generate_rbo`.
+The ``rbo`` family is built by :mod:`tieaware.vectors.generate_rbo`, the
+``correlation`` family (Kendall's τ, τ_AP) by :mod:`tieaware.vectors.generate_corr`.
 Inputs per other family: every tie structure of up to 3 documents over labels
 {0, 1, 2} at a few cutoffs, plus seeded random rankings of 5 to 9 documents
 (in shuffled input order), plus cases for the family's options (rel=2,
@@ -56,11 +57,15 @@ NOTES: dict[str, str] = {
     "Exp2Gain": "nDCG with gain 2^label - 1 (ir_measures' nDCG(dcg='exp-log2')).",
     "Irrational": "The exact value is irrational (log2 discounts); expected is a sympy expression.",
     "ShuffledInput": "The documents are listed in an order other than the rank order.",
-    "Larger": "A random ranking of 5 to 9 documents (RBO: a ranking of 4 or more items).",
+    "Larger": "A random ranking of 5 to 9 documents (RBO and correlation: a ranking of 4 or more items).",
     "UnevenLengths": "RBO: the two rankings have different lengths (Webber et al.'s eq. 32 case).",
     "Disjoint": "RBO: the rankings share no item.",
-    "Identical": "RBO: the two rankings are the same.",
+    "Identical": "RBO, correlation: the two rankings are the same.",
     "PublicExample": "RBO: the example of the official implementation's README (Corsi & Urbano), p = 0.95.",
+    "TiedInBoth": "Correlation: two items tied in x are tied in y too.",
+    "OneTieGroup": "Invalid (correlation, variant b): a ranking is one tie group, so tau_b and tau_AP,b are 0/0.",
+    "TiedReference": "Invalid (tau_AP,a): x, the true ranking, has ties; the variant takes it untied.",
+    "IrcorExample": "Correlation: the example of ircor's README (Urbano & Marrero's R package).",
     "NearTie": "Two distinct scores closer than float32 can tell apart (2^-30 apart, or one ulp): they do not tie.",
     "ZeroScore": "A document scored exactly 0: it is retrieved and ranked like any other.",
     "NegativeScore": "Negative scores occur: they rank below zero, and the documents are still retrieved.",
@@ -100,6 +105,7 @@ FAMILIES: dict[str, Family] = {
         Family("reciprocal_rank", "tie-aware reciprocal rank (RR, RR@k)", ("RR", "RR@2"), ("RR(rel=2)", "RR@4")),
         Family("ndcg", "tie-aware nDCG with log2 discount (nDCG, nDCG@k)", ("nDCG", "nDCG@2"), ("nDCG(dcg='exp-log2')@2", "nDCG@4"), ideal=True),
         Family("rbo", "rank-biased overlap with ties (Corsi & Urbano: variants w, a, b; bounds min, max, ext, res)", ()),
+        Family("correlation", "Kendall's tau and Yilmaz et al.'s tau_AP with ties (variants a, b; mean, min, max, variance over tie-breakings)", ()),
     )
 }
 
@@ -382,6 +388,10 @@ def build(family: Family, progress: bool = False) -> dict[str, Any]:
         from tieaware.vectors.generate_rbo import HEADER, rbo_groups
 
         groups, header = rbo_groups(), HEADER
+    elif family.name == "correlation":  # two rankings of the same items
+        from tieaware.vectors.generate_corr import HEADER as CORR_HEADER, corr_groups
+
+        groups, header = corr_groups(), CORR_HEADER
     else:
         if family.name == "average_precision":
             for measure in ("AP", "AP@12"):
