@@ -860,14 +860,14 @@ def _render(c: SystemsComparison, fmt: str, digits: int) -> str:
         lines.append(f"{m}: pairs" if fmt != "markdown" else f"### {m}: pairs")
         head = ["A", "B", "E[A-B]", "min", "max", "order"]
         if c.test:
-            head += ["p", "p min", "p max", "bounds"] + (["p adj"] if c.correction != "none" else []) + ["verdict", "flip", "robust"]
+            head += ["p", "p min", "p max", "bounds"] + (["p adj [min, max]"] if c.correction != "none" else []) + ["verdict", "flip", "robust"]
         body = []
         for r in pairs:
             row = [r.a, r.b, _fmt(r.expected_difference, digits), _fmt(r.min_difference, digits), _fmt(r.max_difference, digits),
                    "fixed" if r.order != "some" else "ties"]
             if c.test:
                 row += [_p(r.p_value), _p(r.p_min), _p(r.p_max), r.bounds]
-                row += [_p(r.p_adjusted)] if c.correction != "none" else []
+                row += [f"{_p(r.p_adjusted)} [{_p(r.p_adjusted_min)}, {_p(r.p_adjusted_max)}]"] if c.correction != "none" else []
                 row += [r.verdict, _flip(r, digits), _robust(r)]
             body.append(row)
         lines.append(tabulate(body, headers=head, tablefmt=tablefmt, disable_numparse=True))

@@ -106,16 +106,51 @@ def check_test(test: object) -> str:
     return test  # type: ignore[return-value]
 
 
-def _scipy() -> Any:
-    """scipy.stats, or a TieawareError that names the extra to install."""
+class _Distributions:
+    """The distribution functions the tests need, from scipy.special (which scipy.stats calls; a quicker import)."""
+
+    def __init__(self, special: Any):
+        self.special = special
+
+    def t_sf(self, t: Any, df: float) -> Any:
+        return self.special.stdtr(df, -np.asarray(t, dtype=np.float64))
+
+    def norm_sf(self, z: Any) -> Any:
+        return self.special.ndtr(-np.asarray(z, dtype=np.float64))
+
+    def binom_cdf(self, k: Any, n: Any) -> Any:
+        """P(X <= k) for X ~ Binomial(n, 1/2), correctly rounded (exact integer sums, cached per n)."""
+        k, n = np.broadcast_arrays(np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64))
+        out = np.empty(k.shape)
+        for size in np.unique(n).tolist():
+            at = n == size
+            out[at] = _half_binomial_cdf(int(size))[np.clip(k[at], 0, size)]
+        return out
+
+    def beta_ppf(self, q: float, a: float, b: float) -> float:
+        return float(self.special.betaincinv(a, b, q))
+
+
+@functools.lru_cache(maxsize=256)
+def _half_binomial_cdf(n: int) -> np.ndarray:
+    """[P(X <= k) for k = 0..n], X ~ Binomial(n, 1/2), each the float nearest the exact rational."""
+    total, running, term, out = 2**n, 0, 1, []
+    for k in range(n + 1):
+        running += term  # C(n, 0) + ... + C(n, k)
+        out.append(running / total)  # int / int: correctly rounded
+        term = term * (n - k) // (k + 1)
+    return np.array(out)
+
+
+def _scipy() -> _Distributions:
+    """scipy's distribution functions, or a TieawareError that names the extra to install."""
     try:
-        import scipy.special  # noqa: F401
-        import scipy.stats
+        import scipy.special
     except ImportError:  # pragma: no cover - scipy comes with the test extra
         raise TieawareError(
             "significance tests need scipy, which is not installed: pip install 'tieaware[stats]'"
         ) from None
-    return scipy.stats
+    return _Distributions(scipy.special)
 
 
 def snap(values: Any) -> np.ndarray:
@@ -174,7 +209,7 @@ def _t_test(D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     var = D.var(axis=1, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / np.sqrt(var / n)
-    p = 2 * stats.t.sf(np.abs(t), n - 1)
+    p = 2 * stats.t_sf(np.abs(t), n - 1)
     p = np.where(np.isnan(t), 1.0, np.minimum(p, 1.0))  # 0/0: every difference 0 (scipy: NaN)
     return p, np.where(p >= 1.0, 0, direction) * (np.abs(t) > 0)
 
@@ -190,7 +225,7 @@ def _sign_p(stats: Any, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
     """Two-sided binomial p of pos successes in pos + neg trials at 1/2 (binomtest's, by symmetry)."""
     n = pos + neg
     with np.errstate(invalid="ignore"):
-        p = 2 * stats.binom.cdf(np.minimum(pos, neg), n, 0.5)
+        p = 2 * stats.binom_cdf(np.minimum(pos, neg), n)
     return np.where(n == 0, 1.0, np.minimum(p, 1.0))
 
 
@@ -252,7 +287,7 @@ def _wilcoxon(D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     se = np.sqrt((nz * (nz + 1) * (2 * nz + 1) - tie / 2) / 24)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (r_plus - mn) / se
-    p = np.where(se > 0, 2 * stats.norm.sf(np.abs(z)), 1.0)
+    p = np.where(se > 0, 2 * stats.norm_sf(np.abs(z)), 1.0)
     if N <= 50:
         exact = ~(has_ties | zero.any(axis=1))
         flips = ~exact & (N <= 13)
@@ -492,11 +527,11 @@ def _t_bounds(lo: np.ndarray, hi: np.ndarray) -> Bounds:
     if top_at is not None:
         p_min = float(pvalues("t", top_at[None, :])[0][0])
     else:
-        p_min = (float(2 * stats.t.sf(top, n - 1)) if np.isfinite(top) else 0.0) * (1 - 1e-9)
+        p_min = (float(2 * stats.t_sf(top, n - 1)) if np.isfinite(top) else 0.0) * (1 - 1e-9)
     if bottom_at is not None:
         p_max = float(pvalues("t", bottom_at[None, :])[0][0])
     else:
-        p_max = min(1.0, float(2 * stats.t.sf(bottom, n - 1)) * (1 + 1e-9))
+        p_max = min(1.0, float(2 * stats.t_sf(bottom, n - 1)) * (1 + 1e-9))
     return Bounds(p_min, p_max, top_at is not None and bottom_at is not None, d_lo, d_hi)
 
 
@@ -579,10 +614,10 @@ def _wilcoxon_bounds(lo: np.ndarray, hi: np.ndarray, zero: np.ndarray) -> Bounds
     counts = np.arange(max(1, nonzero_lo), nonzero_hi + 1, dtype=np.float64)
     if len(counts) and (N > 13):  # the normal approximation
         z_top = np.minimum(2 * np.minimum(far, counts * (counts + 1) / 2) / ((counts + 1) * np.sqrt(counts)), np.sqrt(counts))
-        p_min = min(p_min, float(2 * stats.norm.sf(z_top.max())))
+        p_min = min(p_min, float(2 * stats.norm_sf(z_top.max())))
         top = nonzero_hi
         z_bottom = near / math.sqrt(top * (top + 1) * (2 * top + 1) / 6) if top else 0.0
-        p_max = max(p_max, float(min(1.0, 2 * stats.norm.sf(z_bottom))))
+        p_max = max(p_max, float(min(1.0, 2 * stats.norm_sf(z_bottom))))
     if N <= 50 and nonzero_lo == N:  # scipy's exact distribution (untied, no zeros): n = N
         counts_exact = _flip_counts(tuple(2 * r for r in range(1, N + 1)))
         total = counts_exact.sum()
@@ -766,7 +801,7 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """
     stats = _scipy()
     a = (1 - level) / 2
-    lo = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
-    hi = 1.0 if k == n else float(stats.beta.ppf(1 - a, k + 1, n - k))
+    lo = 0.0 if k == 0 else stats.beta_ppf(a, k, n - k + 1)
+    hi = 1.0 if k == n else stats.beta_ppf(1 - a, k + 1, n - k)
     return lo, hi
 
