@@ -1,11 +1,17 @@
-"""``tieaware compare``: does run A beat run B whatever the ties?
+"""``tieaware compare``: does run A beat run B whatever the ties? Is the difference significant?
 
-For each measure: the expected (tie-aware) mean of each run, the exact
-expected difference, the smallest and largest difference over every
+For two runs, each measure: the expected (tie-aware) mean of each run, the
+exact expected difference, the smallest and largest difference over every
 tie-breaking of both runs, whether A beats B for every tie-breaking, for
 some or for none, and the probability that A beats B under independent
 uniform tie-breaking of both runs (exact where the per-query distributions
 allow; docs/uncertainty.md says how it degrades otherwise).
+
+With more runs, ``--test``, ``--baseline``, ``--plot`` or a markdown or
+LaTeX format: a leaderboard per measure (expected means, their ranges and
+rank intervals over tie-breakings) and the pairs, with a significance
+test whose p-value is bounded over every joint tie-breaking
+(:func:`tieaware.runs.leaderboard.compare_prepared`).
 
 The whole output is built first and printed at once, so bad input prints
 nothing to stdout, only the one-line error on stderr.
@@ -22,18 +28,28 @@ from tieaware.model.errors import bad
 from tieaware.runs.evaluate import LAYERS
 from tieaware.model.exact import is_rational, to_decimal, to_exact_string, to_float
 from tieaware.io.trec import read_qrels, read_run
+from tieaware.runs.leaderboard import ALPHA, FORMATS, SAMPLES
+from tieaware.runs.significance import CORRECTIONS, ENUMERATION_LIMIT, RESAMPLES, SEED, TESTS
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES"]
 
 DEFAULT_MEASURES = "AP nDCG@10 P@10 RR"
 
 _DESCRIPTION = """\
-Compare two TREC runs on the same qrels, taking ties into account.  Each
-run's tied documents can be ordered in many ways; this says whether run A
-beats run B (mean over queries) for every tie-breaking of both runs, for
-some, or for none, with the exact expected difference, the smallest and
+Compare TREC runs on the same qrels, taking ties into account.  Each run's
+tied documents can be ordered in many ways.  For two runs this says whether
+run A beats run B (mean over queries) for every tie-breaking of both runs,
+for some, or for none, with the exact expected difference, the smallest and
 largest difference, and P(A > B) when both runs' ties are broken
-independently and uniformly at random."""
+independently and uniformly at random.
+
+With --test (or more than two runs, --baseline, --plot, --format markdown or
+latex) it prints a leaderboard per measure: each run's expected mean, its
+range and its best and worst rank over tie-breakings; and the pairs (all,
+or each run against --baseline) with the test's p-value on the expected
+per-query values, bounds on the p-value of every joint tie-breaking (exact
+when enumerable, certified otherwise), the probability that a random
+tie-breaking flips the verdict, and whether the verdict is robust."""
 
 _EPILOG = """\
 P(A > B) is exact (a convolution of the per-query distributions) when every
@@ -42,10 +58,19 @@ per-query distribution is known and their convolution has at most
 mean and variance of the difference, and the output says so.  Irrational
 measures (nDCG with log discounts) and --float convolve floats.
 
+Tests (two-sided): t (paired Student t, scipy's ttest_rel), wilcoxon (signed
+rank, scipy's wilcoxon), sign (binomial), randomization (sign flips of the
+differences, --resamples of them, seeded; exact when 2^queries <= resamples),
+bootstrap (shifted paired bootstrap, seeded).  They need scipy
+(pip install 'tieaware[stats]'); --plot needs matplotlib ('tieaware[plots]').
+
 examples:
   tieaware compare qrels.txt runA.txt runB.txt
   tieaware compare qrels.txt runA.txt runB.txt -m 'P@10 RR' --format json
-See docs/uncertainty.md."""
+  tieaware compare qrels.txt runA.txt runB.txt --test t
+  tieaware compare qrels.txt base.txt x.txt y.txt --test wilcoxon --baseline base.txt --correction holm
+  tieaware compare qrels.txt *.run --test t --format latex --plot board.png
+See docs/uncertainty.md ("Significance")."""
 
 _VERDICT = {"every": "A > B for every tie-breaking", "some": "A > B for some tie-breakings", "none": "A > B for no tie-breaking"}
 
@@ -62,10 +87,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("qrels", metavar="QRELS", help="qrels file: qid iter docno label")
     parser.add_argument("run_a", metavar="RUN_A", help="run file: qid Q0 docno rank score run_id")
     parser.add_argument("run_b", metavar="RUN_B", help="run file: qid Q0 docno rank score run_id")
+    parser.add_argument("more_runs", metavar="RUN", nargs="*", help="more run files (a leaderboard of every run)")
     parser.add_argument(
         "-m", "--measures", default=DEFAULT_MEASURES, metavar="MEASURES", help=f"measures (default: '{DEFAULT_MEASURES}')"
     )
-    parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    parser.add_argument(
+        "--format", choices=FORMATS, default="table", help="output format (default: table; markdown and latex: the leaderboard)"
+    )
     parser.add_argument("--float", action="store_true", help="float arithmetic instead of exact values")
     parser.add_argument("--digits", type=int, default=4, metavar="N", help="digits after the decimal point (default: 4)")
     parser.add_argument(
@@ -76,8 +104,89 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help=f"largest exact convolution, in values, before the normal approximation (default: {MAX_SUPPORT:,})",
     )
     parser.add_argument("--layer", choices=LAYERS, default="fast", help="fast (default) or reference (small inputs)")
+    tests = parser.add_argument_group("significance (leaderboard output)")
+    tests.add_argument("--test", choices=TESTS, help="paired significance test on every pair (default: none)")
+    tests.add_argument("--alpha", type=float, default=ALPHA, metavar="A", help=f"significance level (default: {ALPHA})")
+    tests.add_argument(
+        "--correction", choices=CORRECTIONS, default="none", help="multiple-comparison correction across the pairs of a measure"
+    )
+    tests.add_argument("--baseline", metavar="RUN", help="compare every other run with this one (one of the RUN files) instead of all pairs")
+    tests.add_argument(
+        "--resamples", type=int, default=RESAMPLES, metavar="N", help=f"randomization and bootstrap resamples (default: {RESAMPLES:,})"
+    )
+    tests.add_argument(
+        "--samples",
+        type=int,
+        metavar="N",
+        help=f"tie-breakings drawn for a flip probability that is not exact (default: {SAMPLES:,} when every per-query "
+        "distribution is known, as in exact mode; otherwise none: drawing evaluates each sampled ordering)",
+    )
+    tests.add_argument("--seed", type=int, default=SEED, metavar="N", help=f"seed of the resamples and draws (default: {SEED})")
+    tests.add_argument(
+        "--max-outcomes",
+        type=int,
+        default=ENUMERATION_LIMIT,
+        metavar="N",
+        help=f"enumerate a pair's joint outcomes (exact bounds and flip probability) up to N (default: {ENUMERATION_LIMIT:,})",
+    )
+    tests.add_argument("--plot", metavar="FILE", help="save a plot of the means, tie ranges and rank intervals (matplotlib)")
     parser.set_defaults(run=run)
     return parser
+
+
+def _leaderboard_wanted(args: argparse.Namespace) -> bool:
+    return bool(args.more_runs or args.test or args.baseline or args.plot or args.format in ("markdown", "latex"))
+
+
+def _systems(args: argparse.Namespace) -> int:
+    """The leaderboard path: every run read as columns once, compared with compare_prepared, printed at once."""
+    from tieaware.io.columns import prepare, read_table
+    from tieaware.runs.leaderboard import compare_prepared
+
+    files = [args.run_a, args.run_b, *args.more_runs]
+    if len(set(files)) < len(files):
+        raise bad("RUN", files, "must name each run file once")
+    if args.baseline is not None and args.baseline not in files:
+        raise bad("--baseline", args.baseline, f"must be one of the run files: {', '.join(files)}")
+    if not 0 < args.alpha < 1:
+        raise bad("--alpha", args.alpha, "must be strictly between 0 and 1")
+    for name, value, least in (("--resamples", args.resamples, 1), ("--seed", args.seed, 0), ("--max-outcomes", args.max_outcomes, 1)):
+        if value < least:
+            raise bad(name, value, f"must be an int >= {least}")
+    if args.samples is not None and args.samples < 0:
+        raise bad("--samples", args.samples, "must be an int >= 0")
+    if args.plot:
+        import importlib.util
+
+        if importlib.util.find_spec("matplotlib") is None:
+            raise bad("--plot", args.plot, "needs matplotlib, which is not installed: pip install 'tieaware[plots]'")
+    qrels = read_table(args.qrels, "qrels", progress=True)
+    prepared = {f: prepare(qrels, read_table(f, "run", progress=True), trec_order=False) for f in files}
+    result = compare_prepared(
+        prepared,
+        args.measures,
+        test=args.test,
+        alpha=args.alpha,
+        correction=args.correction,
+        baseline=args.baseline,
+        layer=args.layer,
+        exact=not args.float,
+        resamples=args.resamples,
+        seed=args.seed,
+        samples=args.samples,
+        limit=args.max_outcomes,
+        progress=True,
+    )
+    text = result.render(args.format, args.digits)
+    if args.format != "json":
+        title = f"qrels {args.qrels}: {result.queries} queries in every run"
+        if result.skipped:
+            title += f"; {len(result.skipped)} in only some runs skipped"
+        text = title + "\n" + text
+    if args.plot:
+        result.plot(args.plot)
+    print(text)  # one print, after all the work
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,6 +194,8 @@ def run(args: argparse.Namespace) -> int:
         raise bad("--digits", args.digits, "must be an int >= 0")
     if args.max_support < 1:
         raise bad("--max-support", args.max_support, "must be an int >= 1")
+    if _leaderboard_wanted(args):
+        return _systems(args)
     qrels, run_a, run_b = read_qrels(args.qrels), read_run(args.run_a), read_run(args.run_b)
     results = compare_runs(
         qrels, run_a, run_b, args.measures, layer=args.layer, exact=not args.float, progress=True, max_support=args.max_support
