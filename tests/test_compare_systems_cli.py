@@ -100,3 +100,20 @@ def test_a_run_named_twice(files, capsys):
     assert main(["compare", "qrels", "a.run", "a.run", "--test", "t"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "each run file once" in err
+
+
+def test_the_significance_example_of_the_docs(tmp_path, monkeypatch, capsys):
+    """docs/uncertainty.md, "By hand": the page shows what the command prints on those files."""
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qrels").write_text("".join(f"q{i} 0 a 1\n" for i in range(1, 7)))
+    (tmp_path / "a.run").write_text("".join(f"q{i} Q0 a 1 1 A\nq{i} Q0 b 2 1 A\n" for i in range(1, 7)))
+    (tmp_path / "b.run").write_text("".join(f"q{i} Q0 b 1 2 B\nq{i} Q0 a 2 1 B\n" for i in range(1, 7)))
+    assert main(["compare", "qrels", "a.run", "b.run", "-m", "P@1", "--test", "sign"]) == 0
+    out = capsys.readouterr().out
+    page = (Path(__file__).parent.parent / "docs" / "uncertainty.md").read_text()
+    block = page.split("$ tieaware compare qrels a.run b.run -m P@1 --test sign\n", 1)[1].split("```", 1)[0]
+    assert out == block
+    flat = " ".join(page.split())
+    assert "p = 2·(1/2)⁶ = **1/32 = 0.03125**" in flat and "probability **63/64**" in flat and "probability **42/64**" in flat
