@@ -433,17 +433,25 @@ def test_monte_carlo_flip_agrees_with_enumeration(runs):
         assert again.flip_probability == mc.flip_probability  # seeded
 
 
-def test_drawn_orderings_agree_with_distributions(runs):
+def test_drawn_orderings_agree_with_distributions(runs, monkeypatch):
     """Float mode has no per-query distributions: draws evaluate random orderings; same flip probability."""
     qrels, a, b = runs
     exact = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3).pairs["AP"][0]
-    auto = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, exact=False).pairs["AP"][0]
-    assert auto.flip_method == "not estimated" and auto.bounds == "certified"
-    assert auto.p_min <= exact.p_min and auto.p_max >= exact.p_max
     drawn = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, exact=False, samples=3000, seed=2).pairs["AP"][0]
+    assert drawn.bounds == "certified" and drawn.p_min <= exact.p_min and drawn.p_max >= exact.p_max
     sd = math.sqrt(float(exact.flip_probability) * (1 - float(exact.flip_probability)) / 3000)
     assert drawn.flip_method == "monte carlo" and abs(drawn.flip_probability - float(exact.flip_probability)) <= 5 * sd
-    assert auto.p_value == pytest.approx(exact.p_value, rel=1e-9)
+    assert drawn.p_value == pytest.approx(exact.p_value, rel=1e-9)
+    auto = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, exact=False).pairs["AP"][0]
+    assert (auto.flip_method, auto.flip_samples) == ("monte carlo", 1000)  # a small run: drawing is cheap
+    from tieaware.runs import leaderboard
+
+    monkeypatch.setattr(leaderboard, "DRAW_BUDGET", 10)  # as if the runs were large
+    out = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, exact=False)
+    assert out.pairs["AP"][0].flip_method == "not estimated" and out.pairs["AP"][0].flip_probability is None
+    assert any("not estimated" in note and "--samples" in note for note in out.notes)
+    none = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, samples=0, limit=1).pairs["AP"][0]
+    assert none.flip_method == "not estimated"
 
 
 def test_baseline_pairs_and_outputs(three, tmp_path):

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional
@@ -233,10 +233,11 @@ def compare_systems(
     outcomes number at most *limit*, else certified.  The flip probability is
     exact when enumerated, 0 or 1 when the bounds decide every
     tie-breaking's verdict, else estimated from *samples* seeded
-    tie-breakings (default: :data:`SAMPLES` when every per-query
-    distribution is known, as in exact mode; 0, "not estimated", otherwise;
-    with an int, orderings are drawn and evaluated where a distribution is
-    missing, which costs an evaluation per draw).  With Holm's correction a
+    tie-breakings.  By default (None): :data:`SAMPLES` draws from the
+    per-query distributions when they are known (exact mode, enumerable
+    sizes); else orderings are shuffled and evaluated, as many draws as
+    :data:`DRAW_BUDGET` row evaluations allow (at most :data:`SAMPLES`),
+    and none ("not estimated") below :data:`MIN_DRAWS`.  With Holm's correction a
     pair's adjusted verdict depends on every pair: the flip probability is
     then by Monte Carlo over joint tie-breakings of all systems.
 
@@ -393,15 +394,60 @@ class _Column:
     expected: list
     worst: list
     best: list
-    #: Per query {value: probability}, or None where not known; None for the whole column in float mode.
-    distributions: Optional[list]
+    #: Exact mode: per query (ranking, ideal), for its distribution on demand; None in float mode.
+    rankings: Optional[list] = None
+    measure: Optional[Measure] = None
+    _cache: dict = field(default_factory=dict)
 
     def floats(self, which: str) -> np.ndarray:
-        cached = getattr(self, "_" + which, None)
-        if cached is None:
-            cached = np.array([to_float(v) for v in getattr(self, which)], dtype=np.float64)
-            setattr(self, "_" + which, cached)
-        return cached
+        key = "floats " + which
+        if key not in self._cache:
+            self._cache[key] = _floats(getattr(self, which), self._cache.setdefault("intervals", {}))
+        return self._cache[key]
+
+    def varies(self) -> np.ndarray:
+        """Per query, whether some tie-breakings give different values."""
+        if "varies" not in self._cache:
+            gap = self.floats("best") - self.floats("worst")
+            self._cache["varies"] = np.array(
+                [_sign_near(lambda: _minus(b, w), g) != 0 for w, b, g in zip(self.worst, self.best, gap.tolist())], dtype=bool
+            )
+        return self._cache["varies"]
+
+    def distribution(self, q: int) -> Optional[dict]:
+        """Query q's {value: probability} (exact mode; float values for DCG and nDCG), or None if not available."""
+        key = ("pmf", q)
+        if key not in self._cache:
+            if not self.varies()[q]:
+                self._cache[key] = {self.worst[q]: Fraction(1) if not isinstance(self.worst[q], float) else 1.0}
+            elif self.rankings is None:
+                self._cache[key] = None
+            else:
+                from tieaware.fast.tie_spread import spread_stats
+
+                ranking, ideal = self.rankings[q]
+                pmf = spread_stats(self.measure, ranking, ideal, exact=True, distribution=True).distribution
+                if pmf is None and self.measure is not None and self.measure.name in ("DCG", "nDCG"):
+                    pmf = spread_stats(self.measure, ranking, ideal, exact=False, distribution=True).distribution
+                self._cache[key] = pmf
+        return self._cache[key]
+
+    def known(self) -> bool:
+        """Whether every varying query's distribution has been computed (and is available)."""
+        return all(self._cache.get(("pmf", q)) is not None for q in np.flatnonzero(self.varies()))
+
+
+def _floats(values: Sequence[Any], cache: dict) -> np.ndarray:
+    """Floats of exact values; sympy values through interval arithmetic (shared sub-terms cached), not evalf."""
+    out = np.empty(len(values))
+    for i, v in enumerate(values):
+        if isinstance(v, (int, float, Fraction)):
+            out[i] = float(v)
+        else:
+            from tieaware.io.exact_print import interval
+
+            out[i] = float(interval(v, 96, cache).mid)
+    return out
 
 
 def _rankings(p: Any, marks: bool) -> Iterable[tuple[str, list, list]]:
@@ -442,26 +488,26 @@ def _columns(
                 continue
             worst, best, _ = stats
             out[str(m)] = _Column(
-                [float(x) for x in np.asarray(values)[take]], np.asarray(worst)[take].tolist(), np.asarray(best)[take].tolist(), None
+                [float(x) for x in np.asarray(values)[take]], np.asarray(worst)[take].tolist(), np.asarray(best)[take].tolist()
             )
     if slow:
         marks = any(m.name in UNJUDGED for m in slow)
         wanted = set(queries)
-        per: dict[str, list[list]] = {str(m): [[], [], [], []] for m in slow}
+        per: dict[str, list[list]] = {str(m): [[], [], []] for m in slow}
         rows = [(q, r, i) for q, r, i in _rankings(p, marks) if q in wanted]
         order = {q: k for k, q in enumerate(queries)}
         rows.sort(key=lambda x: order[x[0]])
         for qid, ranking, ideal in _progress(rows, progress, f"{label} (queries)"):
             try:
                 for m in slow:
-                    s = query_stats(m, ranking, ideal, layer=layer, exact=exact, distribution=exact)
-                    for column, value in zip(per[str(m)], (s.expected, s.worst, s.best, s.distribution)):
+                    s = query_stats(m, ranking, ideal, layer=layer, exact=exact)
+                    for column, value in zip(per[str(m)], (s.expected, s.worst, s.best)):
                         column.append(value)
             except TieawareError as exc:
                 raise TieawareError(f"query {qid!r}: {exc}") from None
         for m in slow:
-            e, w, b, d = per[str(m)]
-            out[str(m)] = _Column(e, w, b, d if exact else None)
+            e, w, b = per[str(m)]
+            out[str(m)] = _Column(e, w, b, [(r, i) for _, r, i in rows] if exact else None, m)
     return out
 
 
@@ -478,14 +524,24 @@ def _progress(items: Sequence[Any], show: bool, desc: str) -> Iterable[Any]:
 # --- the leaderboard ----------------------------------------------------------------------------------------
 
 
-def _greater(x: Any, y: Any) -> bool:
-    return _sign(_minus(x, y)) > 0
+def _sign_near(exact: Callable[[], Any], rough: float) -> int:
+    """The sign of a value from its float when clearly away from 0, else exactly (*exact* computes it)."""
+    if abs(rough) > 1e-9:
+        return 1 if rough > 0 else -1
+    return _sign(exact())
 
 
 def _standings(names: Sequence[str], cols: Mapping[str, _Column]) -> list[Standing]:
     mean = {s: exact_mean(cols[s].expected) for s in names}
     low = {s: exact_mean(cols[s].worst) for s in names}
     high = {s: exact_mean(cols[s].best) for s in names}
+    fmean = {s: float(np.mean(cols[s].floats("expected"))) for s in names}
+    flow = {s: float(np.mean(cols[s].floats("worst"))) for s in names}
+    fhigh = {s: float(np.mean(cols[s].floats("best"))) for s in names}
+
+    def above(x: dict, fx: dict, t: str, y: dict, fy: dict, s: str) -> bool:
+        return _sign_near(lambda: _minus(x[t], y[s]), fx[t] - fy[s]) > 0
+
     rows = []
     for s in names:
         others = [t for t in names if t != s]
@@ -495,9 +551,9 @@ def _standings(names: Sequence[str], cols: Mapping[str, _Column]) -> list[Standi
                 mean=mean[s],
                 min_mean=low[s],
                 max_mean=high[s],
-                rank=1 + sum(_greater(mean[t], mean[s]) for t in others),
-                best_rank=1 + sum(_greater(low[t], high[s]) for t in others),
-                worst_rank=1 + sum(_greater(high[t], low[s]) for t in others),
+                rank=1 + sum(above(mean, fmean, t, mean, fmean, s) for t in others),
+                best_rank=1 + sum(above(low, flow, t, high, fhigh, s) for t in others),
+                worst_rank=1 + sum(above(high, fhigh, t, low, flow, s) for t in others),
             )
         )
     return sorted(rows, key=lambda r: (r.rank, names.index(r.system)))
@@ -509,43 +565,49 @@ def _standings(names: Sequence[str], cols: Mapping[str, _Column]) -> list[Standi
 #: Largest product of two per-query support sizes convolved for an enumeration (beyond, the pair is not enumerable:
 #: a pair with at most ENUMERATION_LIMIT joint tie-breakings stays far below it).
 _LARGEST_PRODUCT = 10**7
+#: Row evaluations the automatic Monte Carlo may spend drawing orderings (rows of the runs drawn × draws): ~1 s.
+DRAW_BUDGET = 20_000_000
+#: Fewer automatic draws than this: not estimated.
+MIN_DRAWS = 100
 
 
-def _supports(xs: Sequence[Optional[dict]], ys: Sequence[Optional[dict]], limit: int) -> Optional[list[sig.Support]]:
+def _supports(ca: _Column, cb: _Column, limit: int) -> Optional[list[sig.Support]]:
     """Per query, the distribution of A_q − B_q (independent tie-breakings, values snapped), or None.
 
-    None when a distribution is missing or the joint outcomes exceed *limit*.
+    None in float mode, when a distribution is not available, or when the
+    joint outcomes certainly exceed *limit*: more varying queries than
+    log2(limit), or a product of per-query sizes over it.
     """
-    out = []
-    total = 1
-    for x, y in zip(xs, ys):
-        if x is None or y is None or len(x) * len(y) > _LARGEST_PRODUCT or max(len(x), len(y)) * total > limit:
+    if ca.rankings is None or cb.rankings is None:
+        return None
+    varies = np.flatnonzero(ca.varies() | cb.varies())
+    if len(varies) > math.log2(limit):
+        return None
+    constant = sig.snap(ca.floats("expected") - cb.floats("expected"))
+    out = [sig.Support(constant[q : q + 1], (Fraction(1),)) for q in range(len(constant))]
+    pmfs = []
+    bound = 1
+    for q in varies.tolist():
+        x, y = ca.distribution(q), cb.distribution(q)
+        if x is None or y is None:
             return None
+        bound *= max(len(x), len(y))  # the support of A_q − B_q is at least this large
+        if bound > limit or len(x) * len(y) > _LARGEST_PRODUCT:
+            return None
+        pmfs.append((q, x, y))
+    total = 1
+    for q, x, y in pmfs:
         fx = np.array([to_float(u) for u in x])
         fy = np.array([to_float(v) for v in y])
         diff = sig.snap(np.subtract.outer(fx, fy).ravel())
         values, inverse = np.unique(diff, return_inverse=True)
-        weights: list[Any] = [0] * len(values)
-        for k, w in zip(inverse.tolist(), (pu * pv for pu in x.values() for pv in y.values())):
-            weights[k] += w
         total *= len(values)
         if total > limit:
             return None
-        out.append(sig.Support(values, tuple(weights)))
-    return out
-
-
-def _zeros(xs: Optional[Sequence[Optional[dict]]], ys: Optional[Sequence[Optional[dict]]]) -> Optional[list[bool]]:
-    """Per query, whether A_q − B_q = 0 is possible (some shared value), when every distribution is known."""
-    if xs is None or ys is None or any(x is None for x in xs) or any(y is None for y in ys):
-        return None
-    out = []
-    for x, y in zip(xs, ys):
-        fx = np.array([to_float(u) for u in x])
-        fy = np.sort(np.array([to_float(v) for v in y]))
-        at = np.searchsorted(fy, fx)  # the nearest values of y on either side of each value of x
-        near = np.concatenate([fx - fy[np.minimum(at, len(fy) - 1)], fx - fy[np.maximum(at - 1, 0)]])
-        out.append(bool(np.any(sig.snap(near) == 0)))
+        weights: list[Any] = [0] * len(values)
+        for k, w in zip(inverse.tolist(), (pu * pv for pu in x.values() for pv in y.values())):
+            weights[k] += w
+        out[q] = sig.Support(values, tuple(weights))
     return out
 
 
@@ -573,7 +635,14 @@ def _pairs(
         mean_a, mean_b = exact_mean(ca.expected), exact_mean(cb.expected)
         low = _minus(exact_mean(ca.worst), exact_mean(cb.best))
         high = _minus(exact_mean(ca.best), exact_mean(cb.worst))
-        order = "every" if _sign(low) > 0 else "none" if _sign(high) <= 0 else "some"
+        low_f = float(np.mean(ca.floats("worst")) - np.mean(cb.floats("best")))
+        high_f = float(np.mean(ca.floats("best")) - np.mean(cb.floats("worst")))
+        if _sign_near(lambda: low, low_f) > 0:
+            order = "every"
+        elif _sign_near(lambda: high, high_f) <= 0:
+            order = "none"
+        else:
+            order = "some"
         base.append(dict(measure=key, a=a, b=b, mean_a=mean_a, mean_b=mean_b, expected_difference=_minus(mean_a, mean_b),
                          min_difference=low, max_difference=high, order=order))
     if test is None:
@@ -588,25 +657,22 @@ def _pairs(
         low = sig.snap(ca.floats("worst") - cb.floats("best"))
         high = sig.snap(ca.floats("best") - cb.floats("worst"))
         p, direction = sig.pvalues(test, expected[None, :], resamples=resamples, seed=seed)
-        supports = None
-        if ca.distributions is not None and cb.distributions is not None:
-            supports = _supports(ca.distributions, cb.distributions, limit)
+        supports = _supports(ca, cb, limit)
         enumerated = None
         if supports is not None:
             enumerated = sig.enumerate_pair(test, supports, limit=limit, resamples=resamples, seed=seed)
         if enumerated is not None:
             bounds = enumerated.bounds()
         else:
-            zero = _zeros(ca.distributions, cb.distributions)
+            zero = None if supports is None else [bool(np.any(s.values == 0)) for s in supports]
             bounds = sig.certified_bounds(test, low, high, zero=zero, resamples=resamples, seed=seed)
         witnesses = sig.pvalues(test, np.vstack([low, high]), resamples=resamples, seed=seed)
         work.append(dict(info=info, p=float(p[0]), direction=int(direction[0]), bounds=bounds, enumerated=enumerated,
-                         supports=supports, witnesses=witnesses))
+                         witnesses=witnesses))
     raw = np.array([w["p"] for w in work])
     adjusted = sig.adjust(raw, correction)
     adjusted_min = sig.adjust(np.array([w["bounds"].p_min for w in work]), correction)
     adjusted_max = sig.adjust(np.array([w["bounds"].p_max for w in work]), correction)
-    draws = _Draws(cols, prepared, m, queries, seed, samples)
     joint = correction == "holm" and family > 1
     results = []
     mc_pairs = []
@@ -622,8 +688,6 @@ def _pairs(
         flip: Any = None
         method = "not estimated"
         robust: Optional[bool] = None
-        interval = None
-        count = None
         if decided is not None:
             flip = (Fraction(1) if exact else 1.0) if decided != verdict else (Fraction(0) if exact else 0.0)
             method, robust = "bounds", True
@@ -632,23 +696,23 @@ def _pairs(
             outcome = e.verdicts(level)
             flip = e.probability_of(outcome != verdict)
             method, robust = "exact", bool(np.all(outcome == outcome[0]))
-        if robust is None:
+        if robust is None and not joint:
             wp, wd = w["witnesses"]
-            seen = {int(d) if p <= level else 0 for p, d in zip(wp, wd)}
-            if len(seen) > 1 and not joint:
-                robust = False
-            if method != "exact":
-                mc_pairs.append(i)
-        results.append(dict(verdict=verdict, flip=flip, method=method, robust=robust, interval=interval, count=count))
+            if len({int(d) if p <= level else 0 for p, d in zip(wp, wd)}) > 1:
+                robust = False  # the two extreme tie-breakings disagree
+        if method not in ("exact", "bounds"):
+            mc_pairs.append(i)
+        results.append(dict(verdict=verdict, flip=flip, method=method, robust=robust, interval=None, count=None))
     if mc_pairs:
-        n_samples = draws.count()
-        if n_samples == 0:
+        involved = {s for i in (range(family) if joint else mc_pairs) for s in pairs[i]}
+        draws = _Draws(cols, prepared, m, queries, seed, samples, involved)
+        if draws.count() == 0:
             notes.append(
-                f"{key}: flip probability not estimated for {len(mc_pairs)} pair(s): some per-query distributions are not known "
-                "(float mode, or too many values); pass samples (--samples N) to draw tie-breakings"
+                f"{key}: flip probability not estimated for {len(mc_pairs)} pair(s): drawing tie-breakings of these runs "
+                f"evaluates {draws.rows:,} rows per draw; pass samples (--samples N) to draw them anyway"
             )
         else:
-            _monte_carlo(mc_pairs, pairs, work, results, draws, test, alpha, level, correction, resamples, seed, exact)
+            _monte_carlo(mc_pairs, pairs, results, draws, test, alpha, level, correction, resamples, seed)
     out = []
     for i, (w, r) in enumerate(zip(work, results)):
         info, b = w["info"], w["bounds"]
@@ -682,7 +746,6 @@ def _pairs(
 def _monte_carlo(
     which: Sequence[int],
     pairs: Sequence[tuple[str, str]],
-    work: Sequence[dict],
     results: list[dict],
     draws: "_Draws",
     test: str,
@@ -691,7 +754,6 @@ def _monte_carlo(
     correction: str,
     resamples: int,
     seed: int,
-    exact: bool,
 ) -> None:
     """Flip probabilities (and robust = False when a flip is seen) from seeded joint tie-breakings."""
     joint = correction == "holm" and len(pairs) > 1
@@ -700,8 +762,7 @@ def _monte_carlo(
     direction = {}
     for i in tested:
         a, b = pairs[i]
-        D = draws.values(a) - draws.values(b)
-        p[i], direction[i] = sig.pvalues(test, D, resamples=resamples, seed=seed)
+        p[i], direction[i] = sig.pvalues(test, draws.values(a) - draws.values(b), resamples=resamples, seed=seed)
     S = draws.count()
     if joint:
         P = sig.adjust(np.column_stack([p[i] for i in range(len(pairs))]), correction)
@@ -720,13 +781,27 @@ def _monte_carlo(
 
 
 class _Draws:
-    """Seeded tie-breakings of each system: per-query values of *count* joint draws (systems independent)."""
+    """Seeded tie-breakings of each system: per-query values of *count* joint draws (systems independent).
+
+    A system whose varying queries all have known distributions is drawn
+    from them; another has its orderings shuffled and evaluated.  With
+    *samples* None the count is automatic: :data:`SAMPLES`, fewer when
+    orderings must be evaluated (at most :data:`DRAW_BUDGET` row
+    evaluations), none below :data:`MIN_DRAWS`.
+    """
 
     def __init__(self, cols: Mapping[str, _Column], prepared: Mapping[str, Any], m: Measure, queries: Sequence[str],
-                 seed: int, samples: Optional[int]):
+                 seed: int, samples: Optional[int], systems: Iterable[str]):
         self.cols, self.prepared, self.m, self.queries, self.seed = cols, prepared, m, queries, seed
-        known = all(c.distributions is not None and all(d is not None for d in c.distributions) for c in cols.values())
-        self.n = (SAMPLES if known else 0) if samples is None else samples
+        drawn = [s for s in systems if not cols[s].known()]
+        self.rows = sum(int(prepared[s].rows) for s in drawn)
+        if samples is not None:
+            self.n = samples
+        elif not self.rows:
+            self.n = SAMPLES
+        else:
+            n = min(SAMPLES, DRAW_BUDGET // self.rows)
+            self.n = n if n >= MIN_DRAWS else 0
         self.cache: dict[str, np.ndarray] = {}
 
     def count(self) -> int:
@@ -742,20 +817,22 @@ class _Draws:
 
 def _draw(col: _Column, p: Any, m: Measure, queries: Sequence[str], rng: np.random.Generator, count: int) -> np.ndarray:
     """(count × queries) values of independent uniform tie-breakings of one system."""
-    n = len(queries)
-    out = np.empty((count, n))
-    missing = []
-    for q in range(n):
-        d = None if col.distributions is None else col.distributions[q]
-        if d is None:
-            missing.append(q)
-            continue
-        values = np.array([to_float(v) for v in d])
-        cdf = np.cumsum([float(x) for x in d.values()])
-        out[:, q] = values[np.minimum(np.searchsorted(cdf, rng.random(count) * cdf[-1], side="right"), len(values) - 1)]
-    if missing:
-        out[:, missing] = _draw_orderings(p, m, [queries[q] for q in missing], rng, count)
+    out = np.repeat(col.floats("expected")[None, :], count, axis=0)  # the queries that do not vary
+    varies = np.flatnonzero(col.varies())
+    if col.known():
+        for q in varies.tolist():
+            d = col.distribution(q)
+            values = np.array([to_float(v) for v in d])
+            cdf = np.cumsum([float(x) for x in d.values()])
+            picks = np.searchsorted(cdf, rng.random(count) * cdf[-1], side="right")
+            out[:, q] = values[np.minimum(picks, len(values) - 1)]
+    elif len(varies):
+        out[:, varies] = _draw_orderings(p, m, [queries[q] for q in varies.tolist()], rng, count)
     return out
+
+
+#: Rows evaluated by one engine call when drawing orderings (several draws stacked as one run).
+_DRAW_ROWS = 1 << 20
 
 
 def _draw_orderings(p: Any, m: Measure, queries: Sequence[str], rng: np.random.Generator, count: int) -> np.ndarray:
@@ -763,8 +840,9 @@ def _draw_orderings(p: Any, m: Measure, queries: Sequence[str], rng: np.random.G
 
     Each draw shuffles the rows inside every tie group whose members are not
     all alike (random keys, one sort) and evaluates the untied rows through
-    :func:`tieaware.runs.engine.values` (per query through ``compute`` for a
-    measure the engine lacks).
+    :func:`tieaware.runs.engine.values`, several draws stacked as the
+    queries of one run (per query through ``compute`` for a measure the
+    engine lacks).
     """
     from tieaware.io.columns import Prepared
     from tieaware.runs import engine
@@ -772,38 +850,44 @@ def _draw_orderings(p: Any, m: Measure, queries: Sequence[str], rng: np.random.G
 
     position = {q: i for i, q in enumerate(p.qids)}
     take = np.array([position[q] for q in queries], dtype=np.int64)
+    rows, nq = int(p.rows), len(p.qids)
     sizes = p.group_sizes()
     group = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
     kind = p.label.astype(np.int64) * 2 + (0 if p.judged is None else p.judged.astype(np.int64))
-    lo = np.minimum.reduceat(kind, p.group_start) if p.rows else kind
-    hi = np.maximum.reduceat(kind, p.group_start) if p.rows else kind
-    mixed = np.flatnonzero((lo != hi)[group]) if p.rows else np.array([], dtype=np.int64)
+    lo = np.minimum.reduceat(kind, p.group_start) if rows else kind
+    hi = np.maximum.reduceat(kind, p.group_start) if rows else kind
+    mixed = np.flatnonzero((lo != hi)[group]) if rows else np.array([], dtype=np.int64)
     out = np.empty((count, len(queries)))
     fallback = m.name not in engine.SUPPORTED
-    for s in range(count):
-        keys = (group[mixed] << 32) + rng.integers(0, 1 << 32, size=len(mixed), dtype=np.int64)
-        order = np.arange(p.rows)
-        order[mixed] = mixed[np.argsort(keys, kind="stable")]
+    per_call = max(1, min(count, _DRAW_ROWS // max(1, rows)))
+    for first in range(0, count, per_call):
+        k = min(per_call, count - first)
+        shift = (np.arange(k, dtype=np.int64) * rows)[:, None]
+        where = (mixed[None, :] + shift).ravel()  # the mixed rows of every stacked draw
+        draw_group = (np.arange(k, dtype=np.int64)[:, None] * len(sizes) + group[mixed][None, :]).ravel()
+        keys = (draw_group << 32) + rng.integers(0, 1 << 32, size=len(where), dtype=np.int64)
+        order = np.arange(k * rows, dtype=np.int64)
+        order[where] = where[np.argsort(keys, kind="stable")]  # a shuffle inside each (draw, group)
+        source = order % rows if rows else order
         view = Prepared(
-            qids=p.qids,
-            query=p.query,
-            label=p.label[order],
+            qids=[f"{d}:{q}" for d in range(k) for q in p.qids],
+            query=(np.tile(p.query, k).reshape(k, rows) + (np.arange(k, dtype=np.int64) * nq)[:, None]).ravel(),
+            label=p.label[source],
             label_values=p.label_values,
-            group_start=np.arange(p.rows, dtype=np.int64),
-            query_start=p.query_start,
-            judged_query=p.judged_query,
-            judged_label=p.judged_label,
+            group_start=np.arange(k * rows, dtype=np.int64),
+            query_start=(p.query_start[None, :] + shift).ravel(),
+            judged_query=(p.judged_query[None, :] + (np.arange(k, dtype=np.int64) * nq)[:, None]).ravel(),
+            judged_label=np.tile(p.judged_label, k),
             trec_order=None,
             skipped_run=[],
             skipped_qrels=[],
-            judged=None if p.judged is None else p.judged[order],
+            judged=None if p.judged is None else p.judged[source],
         )
         values = None if fallback else engine.values(view, m)
         if values is None:
             marks = m.name in UNJUDGED
-            got = {q: compute(m, [x for g in r for x in g], ideal=i, exact=False) for q, r, i in _rankings(view, marks)}
-            values = np.array([got[q] for q in view.qids])
-        out[s] = np.asarray(values, dtype=np.float64)[take]
+            values = [compute(m, [x for g in r for x in g], ideal=i, exact=False) for _, r, i in _rankings(view, marks)]
+        out[first : first + k] = np.asarray(values, dtype=np.float64).reshape(k, nq)[:, take]
     return out
 
 
