@@ -49,6 +49,9 @@ __all__ = [
     "f1_value",
     "ap_value",
     "ndcg_value",
+    "hits_pmf",
+    "precision_retrieved_value",
+    "ap_capped_value",
 ]
 
 Num = Any  # Fraction, float, numpy array or sympy expression
@@ -294,3 +297,50 @@ def ndcg_value(dcg: Num, ideal: Num) -> Num:
     (Fraction(3, 4), Fraction(0, 1))
     """
     return of(dcg, ideal).ratio(dcg, ideal)
+
+
+# -- other libraries' conventions (docs/conventions.md, Conventions of other libraries) ------
+
+
+def precision_retrieved_value(hits: Num, k: Num, n: Num) -> Num:
+    """``P(norm=retrieved)@k`` from the expected hits: hits / min(k, n), n the documents retrieved; 0 when n is 0.
+
+    >>> from fractions import Fraction as F
+    >>> precision_retrieved_value(F(1), 5, 3), precision_retrieved_value(F(0), 5, 0)
+    (Fraction(1, 3), Fraction(0, 1))
+    """
+    A = of(hits, k, n)
+    return A.ratio(hits, A.minimum(k, n))
+
+
+def ap_capped_value(total: Num, num_rel: Num, k: Num) -> Num:
+    """``AP(norm=capped)@k`` from Σ_groups ap_group: total / min(num_rel, k), 0 when num_rel is 0.
+
+    >>> from fractions import Fraction as F
+    >>> ap_capped_value(F(1), 3, 2)
+    Fraction(1, 2)
+    """
+    return ap_value(total, of(total, num_rel, k).minimum(num_rel, k))
+
+
+def hits_pmf(h: int, m: int, r: int, n: int, number: Any = None) -> Num:
+    """P(exactly h of the first m slots of a group hold relevant documents): the hypergeometric pmf.
+
+    Every set of r slots is equally likely to hold the group's relevant
+    members, so the chance is C(r, h)·C(n - r, m - h)/C(n, m).  ``AP(norm=hits)``
+    divides by the hits in the top k, which the group straddling k makes
+    random, and conditions on them through this.  *number* converts the
+    ratio (default: a Fraction).
+
+    >>> [hits_pmf(h, 2, 2, 4) for h in range(3)]
+    [Fraction(1, 6), Fraction(2, 3), Fraction(1, 6)]
+
+    Beware: h, m, r and n must be whole numbers (ints or whole Fractions), not symbols or arrays.
+    """
+    from fractions import Fraction
+    from math import comb
+
+    h, m, r, n = int(h), int(m), int(r), int(n)
+    ways = comb(r, h) * comb(n - r, m - h) if 0 <= h <= r and 0 <= m - h <= n - r else 0
+    ratio = Fraction(ways, comb(n, m))
+    return ratio if number is None else number(ratio.numerator) / number(ratio.denominator)

@@ -26,7 +26,8 @@ from tieaware.model.gains import (
     float_gain_function,
     gain_function,
 )
-from tieaware.model.params import cutoff, flag, relevant_total, threshold
+from tieaware.model.errors import bad
+from tieaware.model.params import choice, cutoff, flag, relevant_total, threshold
 from tieaware.model.ranking import Groups, Ranking, groups, label
 
 __all__ = ["precision", "recall", "f1", "average_precision", "reciprocal_rank", "dcg", "ndcg"]
@@ -72,10 +73,28 @@ def hits_from(summary: Sequence[Group], k: Any, *, hits: Optional[Callable[..., 
 
 
 def precision_from(
-    summary: Sequence[Group], k: Any, *, number: Callable[[Any], Any] = Fraction, hits: Optional[Callable[..., Any]] = None
+    summary: Sequence[Group],
+    k: Any,
+    *,
+    number: Callable[[Any], Any] = Fraction,
+    hits: Optional[Callable[..., Any]] = None,
+    norm: str = "k",
 ) -> Any:
-    """Expected P@k from the group summaries: precision_value(expected hits, k)."""
-    return kernels.precision_value(number(hits_from(summary, k, hits=hits)), k)
+    """Expected P@k from the group summaries: precision_value(expected hits, k).
+
+    With ``norm="retrieved"`` the divisor is min(k, n), n the documents
+    retrieved (torchmetrics' ``adaptive_k``): a constant of the ranking, so
+    the expectation is :func:`~tieaware.fast.kernels.precision_retrieved_value`
+    of the expected hits.
+
+    >>> one_of_three = [Group(0, 3, Fraction(1), None)]
+    >>> precision_from(one_of_three, 5), precision_from(one_of_three, 5, norm="retrieved")
+    (Fraction(1, 5), Fraction(1, 3))
+    """
+    expected = number(hits_from(summary, k, hits=hits))
+    if norm == "retrieved":
+        return kernels.precision_retrieved_value(expected, k, summary[-1].end if summary else 0)
+    return kernels.precision_value(expected, k)
 
 
 def recall_from(
@@ -109,6 +128,8 @@ def average_precision_from(
     *,
     number: Callable[[Any], Any] = Fraction,
     group: Optional[Callable[..., Any]] = None,
+    norm: str = "R",
+    pmf: Optional[Callable[..., Any]] = None,
 ) -> Any:
     """Expected AP@k from the group summaries: Σ_groups ap_group(t, last, before, r, n), / num_rel.
 
@@ -117,9 +138,18 @@ def average_precision_from(
     document add nothing and are skipped.  *group* defaults to
     :func:`tieaware.fast.kernels.ap_group`.
 
+    *norm* is the divisor (docs/conventions.md, Conventions of other
+    libraries): ``"R"`` num_rel; ``"capped"`` min(num_rel, k) (RecBole,
+    rankereval); ``"k"`` k (rectools' ``divide_by_k``); ``"hits"`` the
+    relevant documents in the top k (torchmetrics), which the group
+    straddling k makes random: see :func:`ap_by_hits_from` (*pmf* defaults to
+    :func:`tieaware.fast.kernels.hits_pmf`).
+
     >>> average_precision_from([Group(0, 1, Fraction(1), None), Group(1, 2, Fraction(1), None)], None, 2)
     Fraction(11, 12)
     """
+    if norm == "hits":
+        return ap_by_hits_from(summary, k, number=number, group=group, pmf=pmf)
     group = group or kernels.ap_group
     total, before = number(0), 0
     for g in summary:
@@ -128,7 +158,57 @@ def average_precision_from(
         if g.relevant:  # a group without a relevant document adds nothing, to the total or to *before*
             total = total + group(g.start, g.start + kernels.within(g.start, g.size, k), before, g.relevant, g.size)
             before = before + g.relevant
+    if norm == "capped":
+        return kernels.ap_capped_value(total, num_rel, k)
+    if norm == "k":
+        return kernels.ap_value(total, k)
     return kernels.ap_value(total, num_rel)
+
+
+def ap_by_hits_from(
+    summary: Sequence[Group],
+    k: Optional[Any],
+    *,
+    number: Callable[[Any], Any] = Fraction,
+    group: Optional[Callable[..., Any]] = None,
+    pmf: Optional[Callable[..., Any]] = None,
+) -> Any:
+    """Expected AP@k divided by the relevant documents in the top k (``AP(norm=hits)@k``; 0 without one).
+
+    The divisor is fixed by the groups wholly above k, except for the group
+    straddling k: of its m slots within the top k, h hold relevant documents
+    with chance ``pmf(h, m, r, n)``.  Given h, those m slots are a tie group of
+    m with h relevant (every arrangement of the h among the m slots is equally
+    likely), and the groups above are shuffled independently, so
+
+        E[AP] = Σ_h pmf(h) · (A + ap_group(t, t + m, B, h, m)) / (B + h),
+
+    A and B being the expected sum and the relevant count of the groups above.
+
+    >>> ap_by_hits_from([Group(0, 2, Fraction(1), None)], 1)     # [[1, 0]] cut at 1: AP 1 or no hit
+    Fraction(1, 2)
+
+    Beware: the straddling group's size and relevant count must be numbers.
+    """
+    group = group or kernels.ap_group
+    pmf = pmf or kernels.hits_pmf
+    above, before = number(0), 0
+    for g in summary:
+        if k is not None and g.start >= k:
+            break
+        if k is not None and g.end > k:  # the group straddling the cutoff: condition on its hits within it
+            m, total = k - g.start, number(0)
+            for h in range(0, min(int(g.relevant), m) + 1):
+                chance = pmf(h, m, g.relevant, g.size, number)
+                if chance == 0 or before + h == 0:
+                    continue
+                inside = group(g.start, g.start + m, before, number(h), number(m)) if h else number(0)
+                total = total + chance * (above + inside) / (before + h)
+            return total
+        if g.relevant:
+            above = above + group(g.start, g.end, before, g.relevant, g.size)
+        before = before + g.relevant
+    return kernels.ap_value(above, before)
 
 
 def reciprocal_rank_from(
@@ -195,16 +275,22 @@ def ideal_groups(gains: Sequence[tuple[Any, int]]) -> list[Group]:
 # -- the public measures --------------------------------------------------------
 
 
-def precision(r: Ranking, k: int, *, rel: object = 1, exact: bool = True) -> Exact:
+def precision(r: Ranking, k: int, *, rel: object = 1, norm: str = "k", exact: bool = True) -> Exact:
     """Expected P@k, in closed form: (R_c + (k - t_c)·r_c/n_c) / k.
+
+    ``norm="retrieved"`` divides by min(k, n) instead of k (``P(norm=retrieved)@k``).
 
     >>> precision([1, [0, 1, 0], 1], 3)
     Fraction(5, 9)
+    >>> precision([[1, 0]], 5), precision([[1, 0]], 5, norm="retrieved")
+    (Fraction(1, 5), Fraction(1, 2))
 
-    Beware: for k beyond the ranking, missing ranks count as non-relevant.
+    Beware: for k beyond the ranking, missing ranks count as non-relevant
+    (unless ``norm="retrieved"``).
     """
+    norm = choice(norm, "norm", ("k", "retrieved"))
     summary, _, number = _setup(r, rel, exact)
-    return precision_from(summary, cutoff(k), number=number)
+    return precision_from(summary, cutoff(k), number=number, norm=norm)
 
 
 def recall(r: Ranking, k: int, num_rel: Optional[int] = None, *, rel: object = 1, exact: bool = True) -> Exact:
@@ -228,15 +314,29 @@ def f1(r: Ranking, k: int, num_rel: Optional[int] = None, *, rel: object = 1, ex
 
 
 def average_precision(
-    r: Ranking, k: Optional[int] = None, num_rel: Optional[int] = None, *, rel: object = 1, exact: bool = True
+    r: Ranking,
+    k: Optional[int] = None,
+    num_rel: Optional[int] = None,
+    *,
+    rel: object = 1,
+    norm: str = "R",
+    exact: bool = True,
 ) -> Exact:
     """Expected AP@k, summing the expected rel(j)·P@j of every rank j <= k.
 
+    *norm* is the divisor: ``"R"`` num_rel, ``"capped"`` min(num_rel, k),
+    ``"hits"`` the relevant documents in the top k, ``"k"`` k (``AP(norm=...)@k``).
+
     >>> average_precision([1, [0, 1], 1])
     Fraction(31, 36)
+    >>> average_precision([0, [1, 0]], 2, norm="hits")       # 1/2 of the time AP is 1/2, else no hit
+    Fraction(1, 4)
     """
+    norm = choice(norm, "norm", ("R", "capped", "hits", "k"))
+    if norm in ("capped", "k") and k is None:
+        raise bad("k", k, f"must be a cutoff with norm={norm!r} (AP@k divided by {'min(num_rel, k)' if norm == 'capped' else 'k'})")
     summary, n_rel, number = _setup(r, rel, exact, num_rel)
-    return average_precision_from(summary, cutoff(k, optional=True), n_rel, number=number)
+    return average_precision_from(summary, cutoff(k, optional=True), n_rel, number=number, norm=norm)
 
 
 def reciprocal_rank(r: Ranking, k: Optional[int] = None, *, rel: object = 1, exact: bool = True) -> Exact:

@@ -54,9 +54,15 @@ from tieaware.model.names import Measure, parse
 from tieaware.model.params import cutoff, flag, grade_ceiling, relevant_total, threshold
 from tieaware.model.ranking import Ranking, groups, label
 
-__all__ = ["SpreadStats", "spread_stats", "spread_stats_many", "MAX_GROUP_SUPPORT", "SPREAD_MEASURES", "TREC_MEASURES"]
+__all__ = ["SpreadStats", "spread_stats", "spread_stats_many", "MAX_GROUP_SUPPORT", "SPREAD_MEASURES", "TREC_MEASURES", "NO_CONVENTION_SPREAD"]
 
 _BINARY = ("P", "R", "F1", "AP", "RR", "RBP")
+
+#: Why a measure with another library's convention (norm=, gain=binary, g_max=, norel=) has no fast spread.
+NO_CONVENTION_SPREAD = (
+    "has no closed-form spread over tie-breakings with another library's convention (norm=, gain=binary, "
+    "g_max=, norel=); tieaware.reference.worst/best/variance/distribution enumerate it"
+)
 def spread_stats(
     measure: Any, ranking: Ranking, ideal: Optional[Sequence[object]] = None, *, exact: bool = True, distribution: bool = False
 ) -> SpreadStats:
@@ -82,6 +88,9 @@ def spread_stats_many(
     """
     exact = flag(exact, "exact")
     ms = [m if isinstance(m, Measure) else parse(m) for m in measures]
+    for m in ms:
+        if m.conventions:
+            raise bad("measure", str(m), NO_CONVENTION_SPREAD)
     out: list[Optional[SpreadStats]] = [None] * len(ms)
     trec = [i for i, m in enumerate(ms) if m.name in TREC_MEASURES]
     if trec:  # Rprec, Success, Judged, Bpref: one crossing group or per-group interleavings; None kept

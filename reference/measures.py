@@ -16,7 +16,8 @@ from typing import Optional
 
 from tieaware.model.exact import Exact, divide, to_float
 from tieaware.model.gains import Discount, Gain, check_gain_domain, check_ideal, discounted_sum, gain_function
-from tieaware.model.params import cutoff, flag, relevant_total, threshold
+from tieaware.model.errors import bad
+from tieaware.model.params import choice, cutoff, flag, relevant_total, threshold
 from tieaware.model.ranking import Ranking, flatten, groups, label
 from tieaware.reference.orderings import orderings
 
@@ -45,12 +46,20 @@ def hits_of(o: Labels, k: int, rel: Fraction) -> int:
     return sum(1 for x in o[:k] if x >= rel)
 
 
-def average_precision_of(o: Labels, k: int, rel: Fraction, num_rel: int) -> Fraction:
-    """Σ over relevant ranks j <= k of P@j, divided by num_rel."""
-    if num_rel == 0:
+def average_precision_of(o: Labels, k: int, rel: Fraction, num_rel: int, norm: str = "R") -> Fraction:
+    """Σ over relevant ranks j <= k of P@j, divided by num_rel (``norm="R"``), by min(num_rel, k)
+    (``"capped"``), by the relevant documents among the first k (``"hits"``) or by k (``"k"``);
+    0 when the divisor is 0.
+
+    >>> o = [Fraction(0), Fraction(1), Fraction(1)]
+    >>> [average_precision_of(o, 2, Fraction(1), 3, norm) for norm in ("R", "capped", "hits")]
+    [Fraction(1, 6), Fraction(1, 4), Fraction(1, 2)]
+    """
+    divisor = {"R": num_rel, "capped": min(num_rel, k), "hits": hits_of(o, k, rel), "k": k}[norm]
+    if divisor == 0:
         return Fraction(0)
     total = sum((Fraction(hits_of(o, j, rel), j) for j in range(1, min(k, len(o)) + 1) if o[j - 1] >= rel), Fraction(0))
-    return total / num_rel
+    return total / divisor
 
 
 def reciprocal_rank_of(o: Labels, k: int, rel: Fraction) -> Fraction:
@@ -95,18 +104,29 @@ def _binary_setup(r: Ranking, rel: object, num_rel: object = None):
 # -- the tie-aware measures ---------------------------------------------------
 
 
-def precision(r: Ranking, k: int, *, rel: object = 1, exact: bool = True) -> Exact:
+def precision(r: Ranking, k: int, *, rel: object = 1, norm: str = "k", exact: bool = True) -> Exact:
     """Expected P@k over every ordering consistent with the ties.
+
+    ``norm="retrieved"`` divides each ordering's hits by min(k, n), the
+    documents retrieved within k (``P(norm=retrieved)@k``), and gives 0 for
+    an empty ranking.
 
     >>> precision([1, [0, 1, 0], 1], 3)    # (1 + 2·1/3) / 3
     Fraction(5, 9)
+    >>> precision([[1, 0]], 5, norm="retrieved")
+    Fraction(1, 2)
 
     Beware: for k beyond the ranking, missing ranks count as non-relevant
-    (trec_eval's P_k), so P@10 of a 5-document ranking is at most 1/2.
+    (trec_eval's P_k), so P@10 of a 5-document ranking is at most 1/2
+    (unless ``norm="retrieved"``).
     """
+    norm = choice(norm, "norm", ("k", "retrieved"))
     gs, t, _ = _binary_setup(r, rel)
     k = cutoff(k)
-    return _finish(_mean([Fraction(hits_of(o, k, t), k) for o in orderings(gs)]), exact)
+    divisor = k if norm == "k" else min(k, len(flatten(gs)))
+    if divisor == 0:
+        return _finish(Fraction(0), exact)
+    return _finish(_mean([Fraction(hits_of(o, k, t), divisor) for o in orderings(gs)]), exact)
 
 
 def recall(r: Ranking, k: int, num_rel: Optional[int] = None, *, rel: object = 1, exact: bool = True) -> Exact:
@@ -134,20 +154,35 @@ def f1(r: Ranking, k: int, num_rel: Optional[int] = None, *, rel: object = 1, ex
 
 
 def average_precision(
-    r: Ranking, k: Optional[int] = None, num_rel: Optional[int] = None, *, rel: object = 1, exact: bool = True
+    r: Ranking,
+    k: Optional[int] = None,
+    num_rel: Optional[int] = None,
+    *,
+    rel: object = 1,
+    norm: str = "R",
+    exact: bool = True,
 ) -> Exact:
     """Expected AP@k (k=None: the whole ranking), normalised by num_rel.
 
+    *norm* chooses the divisor of each ordering's sum: ``"R"`` num_rel,
+    ``"capped"`` min(num_rel, k), ``"hits"`` its relevant documents in the
+    top k, ``"k"`` k (``AP(norm=...)@k``; see :func:`average_precision_of`).
+
     >>> average_precision([1, [0, 1], 1])    # mean of 29/36 (1011) and 33/36 (1101)
     Fraction(31, 36)
+    >>> average_precision([0, [1, 0]], 2, norm="hits")    # 0 1 0: 1/2; 0 0 1: no hit in the top 2, 0
+    Fraction(1, 4)
 
     Beware: num_rel counts judged relevant documents the run never
     retrieved when you pass it (trec_eval's map); by default it does not.
     """
+    norm = choice(norm, "norm", ("R", "capped", "hits", "k"))
+    if norm in ("capped", "k") and k is None:
+        raise bad("k", k, f"must be a cutoff with norm={norm!r} (AP@k divided by {'min(num_rel, k)' if norm == 'capped' else 'k'})")
     gs, t, n_rel = _binary_setup(r, rel, num_rel)
     k = cutoff(k, optional=True)
     depth = len(flatten(gs)) if k is None else k
-    return _finish(_mean([average_precision_of(o, depth, t, n_rel) for o in orderings(gs)]), exact)
+    return _finish(_mean([average_precision_of(o, depth, t, n_rel, norm) for o in orderings(gs)]), exact)
 
 
 def reciprocal_rank(r: Ranking, k: Optional[int] = None, *, rel: object = 1, exact: bool = True) -> Exact:

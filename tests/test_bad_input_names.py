@@ -79,7 +79,7 @@ def test_cli_lower_case_names_evaluate(capsys):
         ("Bpref@5", "takes no cutoff"),
         ("Judged(rel=2)@5", "has parameter 'rel=2'; Judged takes none"),
         ("Success", "needs a cutoff, e.g. Success@10"),
-        ("bpref(p=0.5)", "has parameter 'p=0.5'; Bpref takes ['rel']"),
+        ("bpref(p=0.5)", "has parameter 'p=0.5'; Bpref takes ['norel', 'rel']"),
     ],
 )
 def test_parameters_are_checked_when_parsed(measure, message):

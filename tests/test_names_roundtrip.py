@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import tieaware
 from tieaware import TieawareError
 from tieaware.cli import main
-from tieaware.model.names import MEASURES, Measure, parse, parse_list
+from tieaware.model.names import MEASURES, NOREL, NORMS, Measure, parse, parse_list
 
 _ALIASES = {"AP": ["MAP", "map", "AP", "ap"], "RR": ["MRR", "recip_rank", "rr", "RR"], "nDCG": ["NDCG", "ndcg", "nDCG"], "R": ["Recall", "recall", "R", "r"]}
 _TREC = {"P": "P_{k}", "R": "recall_{k}", "AP": "map_cut_{k}", "nDCG": "ndcg_cut_{k}", "Success": "success_{k}"}
@@ -75,8 +75,22 @@ def measure_texts(draw) -> tuple[str, str, dict]:
     for key in sorted(allowed):
         if not draw(st.booleans()):
             continue
+        if key == "rel" and name in ("nDCG", "DCG") and params.get("gain") != "binary":
+            continue  # nDCG's rel is the threshold of the binary gain only
+        if key == "gain" and params.get("dcg", "log2") != "log2":
+            continue  # binary gain and the exp2 gain exclude each other
         if key == "rel":
             value, text = draw(value_texts(_ANY))
+        elif key == "norm":
+            choices = [v for v in NORMS[name][1:] if k is not None or v not in ("capped", "k")]
+            value = text = draw(st.sampled_from(choices))  # the default (k, R) is not written back
+        elif key == "norel":
+            value = text = draw(st.sampled_from(NOREL[1:]))
+        elif key == "gain":
+            value = text = "binary"
+        elif key == "g_max":
+            value = draw(st.integers(1, 20))
+            text = str(value)
         elif key == "p":
             value, text = draw(value_texts(_PROBABILITY))
         elif key == "dcg":
@@ -148,6 +162,11 @@ def test_a_terminating_p_prints_as_a_decimal_and_any_other_as_p_over_q(p):
         ("err@20", "ERR@20"),
         ("bpref", "Bpref"),
         ("rprec", "Rprec"),
+        ("AP(norm=capped)@5", "AP(norm=capped)@5"),
+        ("P(norm=k,norel=0)@5", "P@5"),
+        ("ndcg(rel=2,gain=binary)@5", "nDCG(gain=binary,rel=2)@5"),
+        ("ERR(g_max=4)@20", "ERR(g_max=4)@20"),
+        ("RR(norel='nan')", "RR(norel=nan)"),
     ],
 )
 def test_printed_forms(text, printed):
@@ -159,10 +178,11 @@ def test_every_measure_and_parameter_is_covered():
     # the strategy above draws from MEASURES itself; this pins the table it draws from
     # (docs/conventions.md, Measures: which names need a cutoff, which parameters each takes)
     assert MEASURES == {
-        "P": (True, {"rel"}), "R": (True, {"rel"}), "F1": (True, {"rel"}), "AP": (False, {"rel"}),
-        "RR": (False, {"rel"}), "nDCG": (False, {"dcg"}), "DCG": (False, {"dcg"}), "RBP": (False, {"p", "rel"}),
-        "ERR": (False, set()), "Rprec": (False, {"rel"}), "Success": (True, {"rel"}), "Judged": (False, set()),
-        "Bpref": (False, {"rel"}), "RBO": (False, {"p", "variant", "bound"}),
+        "P": (True, {"rel", "norm", "norel"}), "R": (True, {"rel", "norel"}), "F1": (True, {"rel", "norel"}),
+        "AP": (False, {"rel", "norm", "norel"}), "RR": (False, {"rel", "norel"}), "nDCG": (False, {"dcg", "gain", "rel", "norel"}),
+        "DCG": (False, {"dcg", "gain", "rel"}), "RBP": (False, {"p", "rel", "norel"}), "ERR": (False, {"g_max", "norel"}),
+        "Rprec": (False, {"rel", "norel"}), "Success": (True, {"rel", "norel"}), "Judged": (False, set()),
+        "Bpref": (False, {"rel", "norel"}), "RBO": (False, {"p", "variant", "bound"}),
     }
     for name, (needs_k, _) in MEASURES.items():
         if not needs_k:

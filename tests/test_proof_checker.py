@@ -390,7 +390,34 @@ def qap_without_mixed_term(g, pos, item):
     )
 
 
+def ap_group_forgets_before(t, last, before, r, n):
+    return kernels.ap_group(t, last, 0, r, n)  # the relevant documents above the group are forgotten
+
+
+def precision_retrieved_by_k(summary, k, *, number, hits, norm):
+    return fm.precision_from(summary, k, number=number, hits=hits)  # forgets min(k, n)
+
+
+def ap_capped_by_k(summary, k, num_rel, *, number, group, norm):
+    return fm.average_precision_from(summary, k, num_rel, number=number, group=group, norm="k")  # k, not min(R, k)
+
+
+def ap_hits_ratio_of_means(summary, k, num_rel, *, number, group, norm, pmf):
+    # E[numerator]/E[hits]: the ratio of expectations, not the expectation of the ratio
+    total = fm.average_precision_from(summary, k, 1, number=number, group=group)
+    hits = fm.hits_from(summary, k if k is not None else summary[-1].end)
+    return number(0) if hits == 0 else total / hits
+
+
 WRONG = [
+    ("P(norm=retrieved)@k", {"compose": precision_retrieved_by_k}),
+    ("AP(norm=capped)@k", {"compose": ap_capped_by_k}),
+    ("AP(norm=capped)@k", {"group": ap_group_forgets_before}),
+    ("hits pmf", {"pmf": lambda h, m, r, n, number=None: Fraction(comb(m, h) * comb(n - m, r - h), comb(n, r) + 1)}),
+    ("hits pmf", {"pmf": lambda h, m, r, n, number=None: Fraction(comb(r, h), 2**r)}),  # binomial, not hypergeometric
+    ("AP(norm=hits)@k", {"compose": ap_hits_ratio_of_means}),
+    ("AP(norm=hits)@k", {"pmf": lambda h, m, r, n, number=None: Fraction(1, min(r, m) + 1)}),  # uniform hits
+    ("AP(norm=hits)@k", {"group": ap_group_forgets_before}),
     ("exchangeability", {"kernel": lambda m, r, n: m * r / (n + 1)}),
     ("exchangeability", {"kernel": lambda m, r, n: (m + 1) * r / n}),
     ("pair", {"pair": wrong_pair}),

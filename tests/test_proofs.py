@@ -40,6 +40,7 @@ def test_every_family_has_its_theorems():
         "RBO scan", "RBO expected", "RBO^a MIN", "RBO^a MAX, EXT vs E", "Success@k", "Bpref",
         "Var P@k", "Var DCG@k", "Var RR", "Var AP",
         "AP harmonic sum", "RBP group", "RBP@k", "exact arithmetic",
+        "P(norm=retrieved)@k", "AP(norm=capped)@k", "hits pmf", "AP(norm=hits)@k",
     }  # fmt: skip
     assert expected <= set(THEOREMS)
 

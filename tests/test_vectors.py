@@ -42,7 +42,7 @@ def test_regenerating_gives_the_shipped_files_byte_for_byte(family, regenerated)
 
 def test_the_families_are_the_generated_ones_and_the_corpus_is_modest():
     assert set(vectors.FAMILIES) == set(FAMILIES)
-    assert sum((PACKAGE / f"{f}.json").stat().st_size for f in vectors.FAMILIES) < 1_000_000
+    assert sum((PACKAGE / f"{f}.json").stat().st_size for f in vectors.FAMILIES) < 1_200_000  # nine families, about 120 kB each
 
 
 @pytest.mark.parametrize("family", vectors.FAMILIES)

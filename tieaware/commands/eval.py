@@ -23,7 +23,7 @@ from tieaware.model.errors import bad
 from tieaware.io.columns import Prepared, prepare, read_table
 from tieaware.runs.evaluate import LAYERS, Evaluation, evaluate_prepared, measure_list
 from tieaware.model.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
-from tieaware.io.exact_print import big_ints, decimal, short_form, signed
+from tieaware.io.exact_print import big_ints, decimal, missing, short_form, signed
 from tieaware.io.trec_format import (
     TREC_DEFAULT,
     at_level,
@@ -294,6 +294,8 @@ def _difference(a: Exact, b: Exact) -> Exact:
     """a - b, exact.  Symbolic values are built canonically (equal DCG
     coefficients give equal expressions, see tieaware.model.gains), so values that
     are equal by construction give an exact Fraction 0 without simplify()."""
+    if missing(a) or missing(b):  # norel=nan or skip: no difference to take
+        return a if missing(a) else b
     if (is_rational(a) and is_rational(b)) or isinstance(a, float):
         return a - b
     import sympy  # a symbolic value: subtract exactly
@@ -307,6 +309,8 @@ def _signed(a: Exact, b: Exact, digits: int) -> str:
     (-0.0000); "0" only when it is exactly zero.  Symbolic values are compared
     structurally (canonical forms, see tieaware.model.gains) and their difference
     printed by interval arithmetic, never expanded."""
+    if missing(a) or missing(b):
+        return missing(a) or missing(b)  # type: ignore[return-value]
     if (is_rational(a) and is_rational(b)) or isinstance(a, float):
         if a == b:
             return "0"
@@ -409,6 +413,9 @@ def _align(head: list[str]) -> tuple[str, ...]:
 
 
 def _value(value: Exact, r: _Report) -> dict[str, Any]:
+    gap = missing(value)
+    if gap is not None:  # norel=nan or norel=skip: JSON has no NaN, so every field says it
+        return {**({"exact": gap, "rational": False} if r.exact else {}), "decimal": gap, "float": None}
     out: dict[str, Any] = {}
     if r.exact:
         out["exact"] = _full_exact(value)

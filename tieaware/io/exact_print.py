@@ -33,7 +33,7 @@ from typing import Any, Optional
 
 from tieaware.model.exact import Exact, is_rational, to_decimal
 
-__all__ = ["decimal", "signed", "interval", "short_form", "int_text", "big_ints", "SHORT"]
+__all__ = ["decimal", "signed", "interval", "missing", "short_form", "int_text", "big_ints", "SHORT"]
 
 #: Exact forms longer than this are abbreviated in the table.
 SHORT = 44
@@ -86,6 +86,22 @@ def _small(expr: Any, limit: int = 30) -> bool:
     return True
 
 
+def missing(value: Any) -> Optional[str]:
+    """``"nan"`` or ``"skipped"`` for a value that is not a number (``norel=nan``, ``norel=skip``), else None.
+
+    >>> import sympy
+    >>> missing(sympy.nan), missing(float("nan")), missing(None), missing(Fraction(1))
+    ('nan', 'nan', 'skipped', None)
+    """
+    if value is None:
+        return "skipped"
+    if isinstance(value, float):
+        return "nan" if value != value else None
+    if getattr(value, "is_number", False) and value is getattr(sys.modules.get("sympy"), "nan", object()):
+        return "nan"
+    return None
+
+
 def short_form(value: Exact) -> str:
     """A short exact form: ``p/q``; ``m/n-digit p/q`` when long; short sympy text, or ``irrational``.
 
@@ -93,6 +109,9 @@ def short_form(value: Exact) -> str:
     >>> short_form(Fraction(1, 3)), short_form(sympy.log(2) / sympy.log(3))
     ('1/3', 'log(2)/log(3)')
     """
+    gap = missing(value)
+    if gap is not None:
+        return gap
     if is_rational(value):
         f = Fraction(value)
         p, q = _digits(f.numerator), _digits(f.denominator)
@@ -184,6 +203,9 @@ def decimal(value: Exact, digits: int, *, minus: Optional[Exact] = None) -> str:
     >>> decimal(sympy.sqrt(2), 5, minus=Fraction(1))
     '0.41421'
     """
+    gap = missing(value) or (None if minus is None else missing(minus))
+    if gap is not None:
+        return gap
     if minus is None and (is_rational(value) or isinstance(value, float)):
         return to_decimal(value, digits)
     if minus is not None and all(is_rational(v) or isinstance(v, float) for v in (value, minus)):

@@ -255,6 +255,9 @@ def render(
     P_1                   \tall\t0.5000
     """
     lvl = Fraction(level)
+    for m in measures:
+        if m.norel in ("nan", "skip"):  # trec_eval averages a number per query
+            raise bad("measure", str(m), "has norel=nan or norel=skip, which trec_eval's layout cannot print; use --format table or json")
     wanted = set(counters)
     unknown = wanted.difference(COUNTERS)
     if unknown:
@@ -395,7 +398,8 @@ def at_level(measures: Iterable[Measure], level: object) -> tuple[Measure, ...]:
         raise bad("-l", level, "must be a relevance level > 0")
     out = []
     for m in measures:
-        takes_rel = "rel" in MEASURES.get(m.name, (False, frozenset()))[1]
+        # nDCG's rel exists only with gain=binary; a graded gain has no level
+        takes_rel = "rel" in MEASURES.get(m.name, (False, frozenset()))[1] and m.name not in ("nDCG", "DCG")
         if takes_rel and "rel" not in dict(m.params) and lvl != 1:
             m = Measure(m.name, m.k, tuple(sorted(m.params + (("rel", lvl),))))
         out.append(m)

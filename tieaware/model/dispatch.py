@@ -14,6 +14,7 @@ Fraction(1, 2)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any, Optional, Union
 
 from tieaware.model.errors import bad
@@ -22,7 +23,7 @@ from tieaware.model.names import Measure, parse
 from tieaware.model.params import flag
 from tieaware.model.ranking import Ranking, label
 
-__all__ = ["measure_value", "UNJUDGED", "NOT_ON_A_RUN"]
+__all__ = ["measure_value", "no_relevant", "UNJUDGED", "NOT_ON_A_RUN"]
 
 NOT_ON_A_RUN = "cannot be computed on one run ranking (RBO compares two rankings; use `tieaware rbo`)"
 
@@ -72,25 +73,32 @@ def measure_value(
     labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
     if num_rel is None and labels is not None:
         num_rel = sum(1 for x in labels if x >= m.rel)
+    if m.norel != "0" and no_relevant(m, ranking, labels, num_rel):
+        return _no_relevant_value(m.norel, exact)
+    return _value(mod, m, ranking, num_rel, labels, exact)
+
+
+def _value(mod: Any, m: Measure, ranking: Ranking, num_rel: Optional[int], labels: Optional[list], exact: bool) -> Exact:
     if m.name == "P":
-        return mod.precision(ranking, m.k, rel=m.rel, exact=exact)
+        return mod.precision(ranking, m.k, rel=m.rel, norm=m.norm, exact=exact)
     if m.name == "R":
         return mod.recall(ranking, m.k, num_rel, rel=m.rel, exact=exact)
     if m.name == "F1":
         return mod.f1(ranking, m.k, num_rel, rel=m.rel, exact=exact)
     if m.name == "AP":
-        return mod.average_precision(ranking, m.k, num_rel, rel=m.rel, exact=exact)
+        return mod.average_precision(ranking, m.k, num_rel, rel=m.rel, norm=m.norm, exact=exact)
     if m.name == "RR":
         return mod.reciprocal_rank(ranking, m.k, rel=m.rel, exact=exact)
     if m.name == "nDCG":
-        return mod.ndcg(ranking, m.k, labels, gain=m.gain, exact=exact)
+        return mod.ndcg(ranking, m.k, labels, gain=_gain(m), exact=exact)
     if m.name == "DCG":
-        return mod.dcg(ranking, m.k, gain=m.gain, exact=exact)
+        return mod.dcg(ranking, m.k, gain=_gain(m), exact=exact)
     if m.name == "RBP":
         return mod.rbp(ranking, m.rbp_p, m.k, rel=m.rel, exact=exact)
     if m.name == "ERR":
-        # g_max is the query's best judged grade, as in Chapelle et al.; the ranking's own otherwise.
-        ceiling = None if not labels else max(1, int(max(labels)))
+        # g_max is the query's best judged grade, as in Chapelle et al.; the ranking's own otherwise;
+        # ERR(g_max=4) fixes it, as gdeval does.
+        ceiling = m.param("g_max") or (None if not labels else max(1, int(max(labels))))
         return mod.err(ranking, m.k, max_label=ceiling, exact=exact)
     if m.name == "Rprec":
         return mod.r_precision(ranking, num_rel, rel=m.rel, exact=exact)
@@ -106,3 +114,54 @@ def measure_value(
 
 #: Measures that tell an unjudged document (label None) from a judged non-relevant one.
 UNJUDGED = frozenset({"Judged", "Bpref"})
+
+
+def _gain(m: Measure) -> Any:
+    """The gain to pass a layer: its name, or the binary gain at the measure's rel."""
+    if not m.binary_gain:
+        return m.gain
+    from tieaware.model.gains import BinaryGain  # gains imports sympy: only when needed
+
+    return BinaryGain(m.rel)
+
+
+def no_relevant(m: Measure, ranking: Ranking, labels: Optional[Sequence[Fraction]] = None, num_rel: Optional[int] = None) -> bool:
+    """Does the query have no relevant document, in *m*'s sense (docs/conventions.md, No relevant document)?
+
+    Relevant means a label >= rel; for nDCG and DCG a label with a positive
+    gain, and for ERR a positive grade.  The query's judged labels are
+    *labels* (nDCG's ideal) when given, else the ranking's own; a *num_rel*
+    greater than 0 says there is a relevant document, retrieved or not.
+
+    >>> no_relevant(parse("AP"), [[0, 0], 0]), no_relevant(parse("AP"), [0], num_rel=2), no_relevant(parse("nDCG"), [[0, 1]])
+    (True, False, False)
+    """
+    judged = [label(x, "ranking") for x in _flat(ranking) if x is not None] if labels is None else list(labels)
+    if m.name in ("nDCG", "DCG"):
+        relevant = any(x >= m.rel for x in judged) if m.binary_gain else any(x > 0 for x in judged)
+    elif m.name == "ERR":
+        relevant = any(x > 0 for x in judged)
+    else:
+        relevant = any(x >= m.rel for x in judged)
+    if num_rel is not None and m.name not in ("nDCG", "DCG", "ERR"):
+        relevant = relevant or num_rel > 0
+    return not relevant
+
+
+def _flat(ranking: Ranking) -> list:
+    if hasattr(ranking, "tolist"):  # a numpy array of labels
+        ranking = ranking.tolist()
+    return [x for e in ranking for x in (e.tolist() if hasattr(e, "tolist") else e if isinstance(e, (list, tuple)) else [e])]
+
+
+def _no_relevant_value(policy: str, exact: bool) -> Any:
+    """The value ``norel=`` gives a query with no relevant document: 1, NaN (exact: sympy's nan) or None (skip)."""
+    if policy == "skip":
+        return None
+    if policy == "nan":
+        if not exact:
+            return float("nan")
+        import sympy
+
+        return sympy.nan
+    return Fraction(1) if exact else 1.0

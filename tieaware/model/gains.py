@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Union
@@ -27,6 +28,7 @@ from tieaware.model.errors import TieawareError, bad
 from tieaware.model.exact import Exact, rational
 
 __all__ = [
+    "BinaryGain",
     "Gain",
     "Discount",
     "gain_function",
@@ -43,7 +45,23 @@ __all__ = [
 Gain = Union[str, Callable[[Fraction], Any]]
 Discount = Union[str, Callable[[int], Any]]
 
-GAINS = ("linear", "exp2")
+GAINS = ("linear", "exp2", "binary")
+
+
+@dataclass(frozen=True)
+class BinaryGain:
+    """Binary gain: 1 for a label >= *rel*, else 0 (``nDCG(gain=binary)``, the gain of most
+    recommender-system libraries).  ``"binary"`` is ``BinaryGain()``, rel = 1.
+
+    >>> g = BinaryGain(Fraction(2))
+    >>> g(Fraction(3)), g(Fraction(1))
+    (Fraction(1, 1), Fraction(0, 1))
+    """
+
+    rel: Fraction = Fraction(1)
+
+    def __call__(self, label: Fraction) -> Fraction:
+        return Fraction(1) if label >= self.rel else Fraction(0)
 DISCOUNTS = ("log2",)
 
 
@@ -61,7 +79,7 @@ def _exactify(value: Any, argument: str) -> Exact:
 
 
 def gain_function(gain: Gain) -> Callable[[Fraction], Exact]:
-    """The exact gain for a label: ``"linear"`` (l), ``"exp2"`` (2**l - 1) or a callable.
+    """The exact gain for a label: ``"linear"`` (l), ``"exp2"`` (2**l - 1), ``"binary"`` (1 for l >= 1) or a callable.
 
     >>> gain_function("exp2")(Fraction(3))
     Fraction(7, 1)
@@ -70,6 +88,10 @@ def gain_function(gain: Gain) -> Callable[[Fraction], Exact]:
         return lambda label: label
     if gain == "exp2":
         return _exp2
+    if gain == "binary":
+        return BinaryGain()
+    if isinstance(gain, BinaryGain):
+        return gain
     if callable(gain):
         return lambda label: _exactify(gain(label), "gain")
     raise bad("gain", gain, f"must be one of {GAINS} or a callable")

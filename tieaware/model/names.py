@@ -14,24 +14,35 @@ tieaware.model.errors.TieawareError: measure is not a known measure, did you mea
 
 Supported names and what they compute (see docs/conventions.md, Measures):
 
-========  =====================================  =========================
-name      measure                                 parameters
-========  =====================================  =========================
-P@k       precision, k required                   rel
-R@k       recall, k required                      rel
-F1@k      F1 (tieaware extension), k required     rel
-AP[@k]    average precision                       rel
-RR[@k]    reciprocal rank                         rel
-nDCG[@k]  normalised DCG, linear gain             dcg='log2' | 'exp-log2'
-DCG[@k]   DCG (tieaware extension)                dcg='log2' | 'exp-log2'
-RBP[@k]   rank-biased precision (lower bound)     p (default 0.8), rel
-ERR[@k]   expected reciprocal rank, Chapelle      g_max: best judged grade
-RBO       rank-biased overlap of two rankings     p, variant, bound
-Rprec     R-precision: P@R with R = num_rel       rel
-Success@k 1 if a relevant doc is in the top k     rel
-Judged[@k] fraction of the top k that is judged   (unjudged: not in qrels)
-Bpref     trec_eval's bpref                       rel
-========  =====================================  =========================
+==========  =====================================  ==========================================
+name        measure                                 parameters
+==========  =====================================  ==========================================
+P@k         precision, k required                   rel, norm=k | retrieved
+R@k         recall, k required                      rel
+F1@k        F1 (tieaware extension), k required     rel
+AP[@k]      average precision                       rel, norm=R | capped | hits | k
+RR[@k]      reciprocal rank                         rel
+nDCG[@k]    normalised DCG, linear gain             dcg='log2' | 'exp-log2', gain=binary (+ rel)
+DCG[@k]     DCG (tieaware extension)                dcg='log2' | 'exp-log2', gain=binary (+ rel)
+RBP[@k]     rank-biased precision (lower bound)     p (default 0.8), rel
+ERR[@k]     expected reciprocal rank, Chapelle      g_max (default: best judged grade)
+RBO         rank-biased overlap of two rankings     p, variant, bound
+Rprec       R-precision: P@R with R = num_rel       rel
+Success@k   1 if a relevant doc is in the top k     rel
+Judged[@k]  fraction of the top k that is judged    (unjudged: not in qrels)
+Bpref       trec_eval's bpref                       rel
+==========  =====================================  ==========================================
+
+Every measure that has relevant documents also takes ``norel=0 | 1 | nan |
+skip``: the value of a query with no relevant document (0, the default;
+1; NaN; or no value, so the query is left out of a mean).  The conventions
+``norm``, ``gain=binary``, ``g_max`` and ``norel`` are the ones other
+libraries use (docs/conventions.md, Conventions of other libraries):
+
+>>> [str(parse(x)) for x in ("AP(norm=capped)@5", "nDCG(gain=binary)@10", "ERR(g_max=4)@20", "RR(norel=nan)")]
+['AP(norm=capped)@5', 'nDCG(gain=binary)@10', 'ERR(g_max=4)@20', 'RR(norel=nan)']
+>>> str(parse("P(norm=k,norel=0)@5"))        # the defaults are not written
+'P@5'
 
 trec_eval's names are accepted as aliases: ``P_5``, ``recall_10``, ``map``,
 ``map_cut_100``, ``recip_rank``, ``ndcg``, ``ndcg_cut_10``.  Names are
@@ -60,25 +71,35 @@ from typing import Any, Optional
 from tieaware.model.errors import bad
 from tieaware.model.exact import rational
 
-__all__ = ["Measure", "parse", "parse_list", "MEASURES", "RBP_P"]
+__all__ = ["Measure", "parse", "parse_list", "MEASURES", "RBP_P", "NORMS", "NOREL", "CONVENTIONS"]
 
 #: name -> (k required?, allowed parameters)
 MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
-    "P": (True, frozenset({"rel"})),
-    "R": (True, frozenset({"rel"})),
-    "F1": (True, frozenset({"rel"})),
-    "AP": (False, frozenset({"rel"})),
-    "RR": (False, frozenset({"rel"})),
-    "nDCG": (False, frozenset({"dcg"})),
-    "DCG": (False, frozenset({"dcg"})),
-    "RBP": (False, frozenset({"p", "rel"})),
-    "ERR": (False, frozenset()),
-    "Rprec": (False, frozenset({"rel"})),
-    "Success": (True, frozenset({"rel"})),
+    "P": (True, frozenset({"rel", "norm", "norel"})),
+    "R": (True, frozenset({"rel", "norel"})),
+    "F1": (True, frozenset({"rel", "norel"})),
+    "AP": (False, frozenset({"rel", "norm", "norel"})),
+    "RR": (False, frozenset({"rel", "norel"})),
+    "nDCG": (False, frozenset({"dcg", "gain", "rel", "norel"})),
+    "DCG": (False, frozenset({"dcg", "gain", "rel"})),
+    "RBP": (False, frozenset({"p", "rel", "norel"})),
+    "ERR": (False, frozenset({"g_max", "norel"})),
+    "Rprec": (False, frozenset({"rel", "norel"})),
+    "Success": (True, frozenset({"rel", "norel"})),
     "Judged": (False, frozenset()),
-    "Bpref": (False, frozenset({"rel"})),
+    "Bpref": (False, frozenset({"rel", "norel"})),
     "RBO": (False, frozenset({"p", "variant", "bound"})),
 }
+
+#: The normalisations (``norm=``) each measure takes, the default first:
+#: P@k divided by k or by min(k, the documents retrieved); AP@k divided by
+#: num_rel (R), by min(R, k) (``capped``), by the relevant documents in the
+#: top k (``hits``) or by k (``k``).
+NORMS: dict[str, tuple[str, ...]] = {"P": ("k", "retrieved"), "AP": ("R", "capped", "hits", "k")}
+#: The values of a query with no relevant document (``norel=``), the default first.
+NOREL = ("0", "1", "nan", "skip")
+#: The parameters that name another library's convention (docs/conventions.md).
+CONVENTIONS = frozenset({"norm", "gain", "g_max", "norel"})
 
 _ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Recall": "R", "recall": "R", "map": "AP", "recip_rank": "RR", "ndcg": "nDCG"}
 #: Every accepted spelling, lower-cased -> canonical name: names are
@@ -121,11 +142,48 @@ class Measure:
 
     @property
     def gain(self) -> str:
-        """The DCG gain: ``linear`` for dcg='log2' (default), ``exp2`` for dcg='exp-log2'."""
+        """The DCG gain: ``linear`` for dcg='log2' (default), ``exp2`` for dcg='exp-log2', ``binary`` for gain=binary."""
+        if self.binary_gain:
+            return "binary"
         return _DCG_GAINS[dict(self.params).get("dcg", "log2")]
+
+    @property
+    def binary_gain(self) -> bool:
+        """True for ``gain=binary``: a document's gain is 1 when its label is >= rel, else 0."""
+        return dict(self.params).get("gain") == "binary"
+
+    @property
+    def norm(self) -> str:
+        """The normaliser (``norm=``): ``k`` or ``retrieved`` for P; ``R``, ``capped``, ``hits`` or ``k`` for AP."""
+        return dict(self.params).get("norm", NORMS.get(self.name, ("",))[0])
+
+    @property
+    def norel(self) -> str:
+        """The value of a query with no relevant document: ``"0"`` (default), ``"1"``, ``"nan"`` or ``"skip"``."""
+        return dict(self.params).get("norel", NOREL[0])
+
+    @property
+    def conventions(self) -> tuple[str, ...]:
+        """The convention parameters set (``norm``, ``gain``, ``g_max``, ``norel``): empty for the usual measure."""
+        return tuple(key for key, _ in self.params if key in CONVENTIONS)
 
     def param(self, key: str, default: Any = None) -> Any:
         return dict(self.params).get(key, default)
+
+    def replace(self, **params: Any) -> "Measure":
+        """The same measure with some parameters set (a value None removes one), in canonical form.
+
+        >>> str(parse("AP@5").replace(norm="capped")), str(parse("AP(norm=hits)@5").replace(norm=None))
+        ('AP(norm=capped)@5', 'AP@5')
+        """
+        merged = dict(self.params)
+        for key, value in params.items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        inner = ",".join(f"{key}={_show(value)}" for key, value in sorted(merged.items()))
+        return parse(self.name + (f"({inner})" if inner else "") + (f"@{self.k}" if self.k is not None else ""))
 
     def __str__(self) -> str:
         inner = ",".join(f"{key}={_show(value)}" for key, value in self.params)
@@ -192,8 +250,12 @@ def _param(measure: str, key: str, raw: str) -> Any:
             # blamed on the first query evaluated.
             raise bad("measure", measure, f"needs p strictly between 0 and 1 (p={raw})")
         return value
+    if key == "g_max":
+        if not raw.isdigit() or int(raw) < 1:
+            raise bad("measure", measure, f"needs g_max an int >= 1 (g_max={raw})")
+        return int(raw)
     # RBO's choices, checked here too, so no bad value waits for the first ranking
-    choices = {"variant": ("w", "a", "b"), "bound": ("min", "max", "ext", "res")}.get(key)
+    choices = {"variant": ("w", "a", "b"), "bound": ("min", "max", "ext", "res"), "gain": ("binary",), "norel": NOREL}.get(key)
     if choices is not None and raw not in choices:
         raise bad("measure", measure, f"has {key}={raw!r}; use one of {list(choices)}")
     return raw
@@ -243,7 +305,21 @@ def parse(text: str) -> Measure:
             raise bad("measure", text, f"has parameter {part.strip()!r}; {name} takes {sorted(allowed) or 'none'}")
         if any(key == seen for seen, _ in params):
             raise bad("measure", text, f"gives {key} twice")
+        if key == "norm":
+            choices = NORMS[name]
+            if raw.strip().strip("'\"") not in choices:
+                raise bad("measure", text, f"has norm={raw.strip()!r}; {name} takes norm= one of {list(choices)}")
         params.append((key, _param(text, key, raw)))
+    given = dict(params)
+    if "rel" in given and name in ("nDCG", "DCG") and given.get("gain") != "binary":
+        raise bad("measure", text, "takes rel only with gain=binary (a graded gain has no relevance threshold)")
+    if given.get("gain") == "binary" and given.get("dcg", "log2") != "log2":
+        raise bad("measure", text, "has gain=binary and dcg='exp-log2': choose one gain")
+    if name == "AP" and given.get("norm") in ("capped", "k") and k is None:
+        raise bad("measure", text, f"needs a cutoff with norm={given['norm']} (AP@k divided by {'min(R, k)' if given['norm'] == 'capped' else 'k'}), e.g. AP(norm={given['norm']})@10")
+    # The defaults are not written: P(norm=k)@5 is P@5, so equal measures have one name.
+    defaults = {"norm": NORMS.get(name, ("",))[0], "norel": NOREL[0]}
+    params = [(key, value) for key, value in params if defaults.get(key) != value]
     return Measure(name, k, tuple(sorted(params)))
 
 

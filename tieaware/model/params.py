@@ -13,7 +13,7 @@ from typing import Optional
 from tieaware.model.errors import bad
 from tieaware.model.exact import rational
 
-__all__ = ["cutoff", "threshold", "relevant_total", "nonrelevant_total", "probability", "flag", "grade_ceiling"]
+__all__ = ["cutoff", "threshold", "relevant_total", "nonrelevant_total", "probability", "flag", "grade_ceiling", "choice"]
 
 
 def cutoff(k: object, *, optional: bool = False) -> Optional[int]:
@@ -114,3 +114,14 @@ def grade_ceiling(labels: Sequence[Fraction], max_label: object) -> int:
     if max_label < top:
         raise bad("max_label", max_label, f"must be >= the largest label in the ranking ({top})")
     return max_label
+
+
+def choice(value: object, argument: str, choices: Sequence[str]) -> str:
+    """*value* when it is one of *choices* (strings), else a TieawareError naming *argument*.
+
+    >>> choice("capped", "norm", ("R", "capped", "hits"))
+    'capped'
+    """
+    if not isinstance(value, str) or value not in choices:
+        raise bad(argument, value, f"must be one of {list(choices)}")
+    return value

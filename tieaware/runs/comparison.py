@@ -166,9 +166,11 @@ class Spread:
 
 def _spreadable(ms: tuple) -> tuple:
     """Refuse, before any query is read, a measure whose spread is not computed (not blamed on a query)."""
-    from tieaware.fast.tie_spread import SPREAD_MEASURES
+    from tieaware.fast.tie_spread import NO_CONVENTION_SPREAD, SPREAD_MEASURES
 
     for m in ms:
+        if getattr(m, "conventions", ()):
+            raise bad("measure", str(m), NO_CONVENTION_SPREAD)
         if m.name not in SPREAD_MEASURES and m.name != "RBO":  # RBO gets its own message
             raise bad(
                 "measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(SPREAD_MEASURES))}"

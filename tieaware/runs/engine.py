@@ -399,7 +399,7 @@ def values(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[np
 
     *cache* (a dict) shares group summaries between measures on the same *p*.
     """
-    if m.name not in SUPPORTED:
+    if m.name not in SUPPORTED or m.conventions:  # another library's convention: per query
         return None
     if cache is None:
         cache = {}
@@ -482,7 +482,7 @@ class ExactQueries:
         from tieaware.fast import measures as fm
         from tieaware.fast.rbp import rbp_from
 
-        if m.name not in EXACT_SUPPORTED:
+        if m.name not in EXACT_SUPPORTED or m.conventions:  # another library's convention: per query
             return None
         lo, hi = self.group_bounds[i], self.group_bounds[i + 1]
         if m.k is not None:  # only the groups that start above the cutoff matter

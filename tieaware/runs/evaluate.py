@@ -135,7 +135,7 @@ def _mark_unjudged(ranking: list, seen: list) -> list:
     return out
 
 
-def exact_mean(values: Sequence[Exact]) -> Exact:
+def exact_mean(values: Sequence[Optional[Exact]]) -> Optional[Exact]:
     """The arithmetic mean, exact: a Fraction, an exact sympy value, or a float in float mode.
 
     >>> exact_mean([Fraction(1, 2), Fraction(1, 3)])
@@ -143,9 +143,18 @@ def exact_mean(values: Sequence[Exact]) -> Exact:
     >>> import sympy
     >>> exact_mean([Fraction(1), sympy.log(2) / sympy.log(3)])
     log(2)/(2*log(3)) + 1/2
+
+    None (a query ``norel=skip`` leaves out) is not counted; a mean of no
+    value at all is None.  NaN (``norel=nan``) makes the mean NaN.
+
+    >>> exact_mean([Fraction(1, 2), None]), exact_mean([None])
+    (Fraction(1, 2), None)
     """
     if not values:
         raise bad("values", values, "must not be empty")
+    values = [v for v in values if v is not None]  # norel=skip: a query with no value is left out
+    if not values:
+        return None
     n = len(values)
     if all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in values):
         return sum(values, Fraction(0)) / n

@@ -71,7 +71,7 @@ def stats(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[Sta
 
     *cache* (a dict) shares group summaries between measures on the same *p*.
     """
-    if m.name not in SUPPORTED:
+    if m.name not in SUPPORTED or m.conventions:
         return None
     cache = {} if cache is None else cache
     g = cache.get(id(p))

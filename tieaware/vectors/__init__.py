@@ -37,7 +37,7 @@ from tieaware.model.exact import Exact
 __all__ = ["FAMILIES", "Vector", "RBOVector", "CorrVector", "load", "iter_cases", "pytest_cases", "schema"]
 
 #: The shipped families, one JSON file each.
-FAMILIES = ("precision", "recall", "f1", "average_precision", "reciprocal_rank", "ndcg", "rbo", "correlation")
+FAMILIES = ("precision", "recall", "f1", "average_precision", "reciprocal_rank", "ndcg", "rbo", "correlation", "conventions")
 
 
 class _Certified:

@@ -55,6 +55,7 @@ NOTES: dict[str, str] = {
     "NumRelBeyondRetrieved": "num_rel exceeds the relevant documents retrieved (judged relevant documents not in the run).",
     "IdealFromQrels": "nDCG's ideal ranking uses the given judged labels, not only the retrieved ones.",
     "Exp2Gain": "nDCG with gain 2^label - 1 (ir_measures' nDCG(dcg='exp-log2')).",
+    "Convention": "Another library's convention (norm=, gain=binary, g_max=, norel=; docs/conventions.md, Conventions of other libraries).",
     "Irrational": "The exact value is irrational (log2 discounts); expected is a sympy expression.",
     "ShuffledInput": "The documents are listed in an order other than the rank order.",
     "Larger": "A random ranking of 5 to 9 documents (RBO and correlation: a ranking of 4 or more items).",
@@ -106,6 +107,15 @@ FAMILIES: dict[str, Family] = {
         Family("ndcg", "tie-aware nDCG with log2 discount (nDCG, nDCG@k)", ("nDCG", "nDCG@2"), ("nDCG(dcg='exp-log2')@2", "nDCG@4"), ideal=True),
         Family("rbo", "rank-biased overlap with ties (Corsi & Urbano: variants w, a, b; bounds min, max, ext, res)", ()),
         Family("correlation", "Kendall's tau and Yilmaz et al.'s tau_AP with ties (variants a, b; mean, min, max, variance over tie-breakings)", ()),
+        Family(
+            "conventions",
+            "other libraries' conventions as tie-aware measures (docs/conventions.md): AP@k divided by min(R, k), "
+            "by the hits in the top k or by k; P@k divided by min(k, n); binary-gain nDCG; ERR with g_max = 4; "
+            "the value of a query with no relevant document",
+            ("AP(norm=capped)@2", "AP(norm=hits)@2"),
+            ("P(norm=retrieved)@4", "AP(norm=k)@2", "nDCG(gain=binary)@2", "ERR(g_max=4)@2", "AP(norel=1)"),
+            num_rel=True,
+        ),
     )
 }
 
@@ -175,7 +185,7 @@ def _flags(r: list, measure: str, num_rel: Optional[int], ideal: Optional[list],
             top += len(g)
         if m.k > n:
             flags.append("KBeyondLength")
-    relevant = [x for x in labels if (x > 0 if m.name in ("nDCG", "DCG") else x >= m.rel)]
+    relevant = [x for x in labels if (x > 0 if m.name in ("nDCG", "DCG", "ERR") and not m.binary_gain else x >= m.rel)]
     if not relevant:
         flags.append("NoRelevant")
     if n == 0:
@@ -198,6 +208,8 @@ def _flags(r: list, measure: str, num_rel: Optional[int], ideal: Optional[list],
         flags.append("IdealFromQrels")
     if m.param("dcg") == "exp-log2":
         flags.append("Exp2Gain")
+    if m.conventions:
+        flags.append("Convention")
     if shuffled:
         flags.append("ShuffledInput")
     if n >= 5:
