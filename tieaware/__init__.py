@@ -40,6 +40,7 @@ __version__ = "0.1.0"
 #: `import tieaware` do not pay for numpy, sympy or the engines).
 _LAZY = {
     "evaluate": "tieaware.runs.evaluate",
+    "evaluate_matrix": "tieaware.runs.matrix",
     "Evaluation": "tieaware.runs.evaluate",
     "compute": "tieaware.runs.evaluate",
     "compare_runs": "tieaware.runs.comparison",

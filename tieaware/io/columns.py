@@ -131,6 +131,10 @@ class Table:
     value: np.ndarray
     #: 1-based line number of every row.
     line: np.ndarray
+    #: The run's scores as numbers (float64), when they came as numbers (Parquet, Arrow,
+    #: DataFrames, matrices) rather than text; *value* is then unused.  Every float16/32/64
+    #: converts to float64 exactly, so equal given values tie and the order is kept.
+    score: Optional[np.ndarray] = None
 
     def __len__(self) -> int:
         return len(self.line)
@@ -431,6 +435,8 @@ def _scores(run: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     text number).  Rows with equal text numbers have equal score texts (rows
     with different numbers may still have equal texts).
     """
+    if run.score is not None:
+        return _numeric_scores(run.score)
     heads, run_of = _distinct(run.value)
     # Few distinct scores (heavy ties): parse each distinct text once, found by hashing.
     if len(heads) > 1000:
@@ -465,6 +471,15 @@ def _scores(run: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             check_number(texts[i].decode("utf-8"), "score", f"{run.name}:{int(run.line[heads[i]])}")
         raise
     return values[run_of], run_of, values
+
+
+def _numeric_scores(score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_scores` for scores given as numbers: equal doubles are equal values (-0.0 is 0.0)."""
+    score = np.asarray(score, dtype=np.float64) + 0.0  # + 0.0: -0.0 becomes 0.0, whose bits differ
+    if not len(score):
+        return score, np.zeros(0, dtype=np.int64), score
+    first, inverse = _first_and_inverse(score.view(np.uint64))
+    return score, inverse.astype(np.int64), score[first]
 
 
 def _simple_decimals(codes: np.ndarray, candidates: np.ndarray, out: np.ndarray) -> np.ndarray:

@@ -185,6 +185,36 @@ class Evaluation:
     skipped_qrels: tuple[str, ...]
     #: True when :attr:`mean` is over every judged query, a missing one counting as 0 (trec_eval -c).
     complete: bool = False
+    #: With ``spread=True`` (:func:`tieaware.evaluate_matrix`, :func:`tieaware.dask.evaluate`): {measure:
+    #: :class:`tieaware.Spread`} of the means, and {qid: {measure: QueryStats}} (worst, best, variance).
+    spread: Optional[dict[str, Any]] = None
+    per_query_spread: Optional[dict[str, dict[str, Any]]] = None
+
+    def to_pandas(self) -> Any:
+        """The per-query values as a pandas DataFrame: one row per query (index ``query_id``), one column per measure.
+
+        With a spread, each measure also has ``<measure> worst``, ``<measure> best`` and
+        ``<measure> variance`` columns.  Exact values stay Fractions (object columns).
+
+        >>> from tieaware.io.trec import parse_qrels, parse_run
+        >>> ev = evaluate(parse_qrels(["q1 0 a 1"]), parse_run(["q1 Q0 a 1 2 r", "q1 Q0 b 2 2 r"]), "P@1", exact=False)
+        >>> ev.to_pandas()
+                  P@1
+        query_id     
+        q1        0.5
+        """
+        import pandas as pd
+
+        names = [str(m) for m in self.measures]
+        data: dict[str, list[Any]] = {}
+        for name in names:
+            data[name] = [self.per_query[q][name] for q in self.queries]
+            if self.per_query_spread is not None:
+                stats = [self.per_query_spread[q][name] for q in self.queries]
+                data[f"{name} worst"] = [s.worst for s in stats]
+                data[f"{name} best"] = [s.best for s in stats]
+                data[f"{name} variance"] = [s.variance for s in stats]
+        return pd.DataFrame(data, index=pd.Index(list(self.queries), name="query_id"))
 
 
 def natural_key(qid: str) -> tuple:
@@ -229,6 +259,12 @@ def evaluate(
     ms = measure_list(measures)
     exact = flag(exact, "exact")
     complete = flag(complete, "complete")
+    if _columnar(qrels) or _columnar(run):
+        # Parquet/Arrow files, polars DataFrames, pyarrow Tables: read as columns (tieaware.io.parquet)
+        from tieaware.io.columns import prepare
+
+        prepared = prepare(_table(qrels, "qrels"), _table(run, "run"), trec_order=tie_break is not None)
+        return evaluate_prepared(prepared, ms, layer=layer, exact=exact, tie_break=tie_break, progress=progress, complete=complete)
     qrels, run = to_qrels(qrels), to_run(run)
     if tie_break not in TIE_BREAKS:
         raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
@@ -261,6 +297,61 @@ def evaluate(
     skipped_qrels = tuple(sorted((q for q in qrels if q not in run), key=natural_key))
     skipped_run = tuple(sorted((q for q in run if q not in qrels), key=natural_key))
     return _finish(ms, queries, per_query, skipped_run, skipped_qrels, exact=exact, complete=complete)
+
+
+def _columnar(data: Any) -> bool:
+    """A Parquet/Arrow path, a polars DataFrame or a pyarrow Table (pandas DataFrames keep the dict path)."""
+    from tieaware.io.parquet import is_columnar_path
+
+    kind = type(data).__module__.split(".")[0]
+    return is_columnar_path(data) or (kind in ("polars", "pyarrow") and hasattr(data, "columns"))
+
+
+def _table(data: Any, kind: str) -> Any:
+    """One input as a :class:`tieaware.io.columns.Table`: a file by its name's ending, or a DataFrame."""
+    from tieaware.io import parquet
+    from tieaware.io.columns import read_table
+
+    if parquet.is_columnar_path(data):
+        return parquet.read(data, kind)
+    if parquet.is_frame(data):
+        return parquet.table(data, kind, kind)
+    import os
+
+    if isinstance(data, (str, os.PathLike)):
+        return read_table(data, kind)
+    # any other shape: through the dict readers, then written as columns
+    from tieaware.io.columns import Table
+
+    rows = to_qrels(data) if kind == "qrels" else to_run(data)
+    qid, docno, value = [], [], []
+    for q, entries in rows.items():
+        items = entries.items() if kind == "qrels" else entries
+        for d, x in items:
+            qid.append(q.encode())
+            docno.append(d.encode())
+            value.append(_decimal_text(x))
+    import numpy as np
+
+    as_bytes = lambda xs: np.array(xs, dtype="S") if xs else np.array([], dtype="S1")  # noqa: E731
+    return Table(kind, kind, as_bytes(qid), as_bytes(docno), as_bytes(value), np.arange(1, len(qid) + 1, dtype=np.int64))
+
+
+def _decimal_text(x: Fraction) -> bytes:
+    """An exact decimal text of a Fraction read from a decimal (its denominator divides a power of 10)."""
+    from decimal import Decimal, localcontext
+
+    if x.denominator == 1:
+        return str(x.numerator).encode()
+    d = x.denominator
+    for prime in (2, 5):
+        while d % prime == 0:
+            d //= prime
+    if d != 1:
+        raise bad("run", x, "holds a value with no finite decimal form; pass qrels and run in the same form (both DataFrames, or both dicts)")
+    with localcontext() as ctx:
+        ctx.prec = 10_000
+        return format(Decimal(x.numerator) / Decimal(x.denominator), "f").encode()
 
 
 def _finish(
