@@ -21,6 +21,7 @@ from tieaware.io.trec import parse_qrels, parse_run
 
 MEASURES = "P@5 R@10 AP nDCG@10 nDCG RR@10 RBP(p=0.8)@20 ERR@10 F1@5"
 CUT = "nDCG@10 RR@10 R@20 P@5"
+OTHERS = "Judged@5 Bpref P(norm=retrieved)@10 AP(norm=capped)@5 nDCG(gain=binary)@10"
 
 
 def _matrix(seed: int, rows: int = 12, cols: int = 30, dtype=np.float32, levels: int = 6):
@@ -45,7 +46,7 @@ def _trec(scores, grades=None, sets=None, mask=None):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("measures", [MEASURES, CUT])
+@pytest.mark.parametrize("measures", [MEASURES, CUT, OTHERS])
 def test_matrix_of_grades_equals_trec_files(seed, measures):
     scores, grades = _matrix(seed)
     qrels, run = _trec(scores, grades)
@@ -67,7 +68,7 @@ def test_matrix_of_label_sets_and_mask_equals_trec_files(seed):
     sets = [set(rng.choice(scores.shape[1], size=int(rng.integers(0, 4)), replace=False).tolist()) for _ in scores]
     sets[5] = set()  # a row without positives: not evaluated
     qrels, run = _trec(scores, sets=sets, mask=mask)
-    for measures in (MEASURES, CUT):
+    for measures in (MEASURES, CUT, OTHERS):
         want = tieaware.evaluate(qrels, run, measures)
         got = tieaware.evaluate_matrix(scores, sets, measures, mask=mask, exact=True)
         assert got.per_query == want.per_query and got.mean == want.mean

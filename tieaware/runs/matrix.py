@@ -60,11 +60,12 @@ def evaluate_matrix(
     exact = flag(exact, "exact")
     spread = flag(spread, "spread")
     depth: Optional[int] = None
-    if all(m.name in PREFIX_MEASURES and m.k is not None for m in ms):
+    plain = all(m.name in PREFIX_MEASURES and not m.conventions for m in ms)  # conventions (norm=, norel=) read more
+    if plain and all(m.k is not None for m in ms):
         depth = max(int(m.k) for m in ms)  # type: ignore[arg-type]
     from tieaware.runs.engine import SUPPORTED
 
-    zeros = not all(m.name in SUPPORTED for m in ms)  # grade-0 judgements matter to Judged@k and Bpref only
+    zeros = not (plain and all(m.name in SUPPORTED for m in ms))  # grade-0 judgements matter to Judged@k and Bpref only
     prepared = prepare_matrix(scores, labels, mask, depth=depth, zeros=zeros)
     part = evaluate_part(prepared, ms, exact=exact, spread=spread)
     return combine([part], ms, exact=exact).tied
