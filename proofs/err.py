@@ -103,7 +103,7 @@ def prove_err_group(group: Callable[..., Any] = err_group) -> str:
 
 
 #: Built, not yet registered: test_proof_checker demands a wrong kernel for every theorem in
-#: THEOREMS, so registering is the lead's change (proofs/__init__.py), together with those.
+#: THEOREMS, so it is registered (proofs/__init__.py) together with those.
 ERR_GROUP = Theorem(
     name="ERR group",
     statement=f"err_group(t, R, s) = the mean over all orders of a tie group of its ERR terms, symbolic t and R_i, "

@@ -67,7 +67,7 @@ def test_bad_label(layer, measure, value):
 @pytest.mark.parametrize("layer", LAYERS)
 @pytest.mark.parametrize("measure", MEASURES)
 def test_none_label_is_unjudged_and_reads_as_0(layer, measure):
-    # None marks an unjudged document (issue 14: Judged@k, Bpref); every other measure reads it as 0.
+    # None marks an unjudged document (Judged@k, Bpref); every other measure reads it as 0.
     assert MEASURES[measure](layer, r=(1, None)) == MEASURES[measure](layer, r=(1, 0))
     assert MEASURES[measure](layer, r=(1, [0, None])) == MEASURES[measure](layer, r=(1, [0, 0]))
 
@@ -268,7 +268,7 @@ def test_exp2_refuses_non_integer_labels_anywhere(layer, call):
         call(layer)
 
 
-# -- issue 10: inputs that crashed, hung or gave a wrong value ---------------------
+# -- inputs that once crashed, hung or gave a wrong value -------------------------
 # Each asserts the whole message, the exit code for the command line, and
 # that nothing else was printed (capsys sees both streams).
 

@@ -1,8 +1,8 @@
 """Bad and extreme TREC input through `tieaware eval`: one line on stderr, exit 2, nothing on stdout.
 
-Issue #10's reading items (scores beyond double range, huge exponents,
-fractions, digit separators, long lines) and #14's file habits (.gz, .bz2,
-stdin, an extra qrels column), and values of any size printing (#10).
+Reading items (scores beyond double range, huge exponents, fractions,
+digit separators, long lines), file habits (.gz, .bz2, stdin, an extra
+qrels column), and values of any size printing.
 """
 
 import bz2

@@ -1,4 +1,4 @@
-"""The checker's search space, class by class (issue 13): for each class of bug a wrong
+"""The checker's search space, class by class: for each class of bug a wrong
 implementation that the checker rejects at its DEFAULT settings, with the expected diagnosis,
 and correct implementations it accepts.
 

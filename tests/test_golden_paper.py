@@ -1,4 +1,4 @@
-"""Hand-checked tie-aware values for the McSherry & Najork measures (seed 001).
+"""Hand-checked tie-aware values for the McSherry & Najork measures (ECIR 2008).
 
 Each expected value was derived by hand: the comment above it enumerates
 the distinct orderings consistent with the ties (each equally likely: a tie

@@ -1,4 +1,4 @@
-"""Golden values from the tutorial (seed 004: Amit Chaudhary, "Evaluation
+"""Golden values from the tutorial (Amit Chaudhary, "Evaluation
 Metrics For Information Retrieval", 2020, revised 2024).
 
 Every expected value below is worked out from the tutorial's own examples,

@@ -38,8 +38,8 @@ TREC_MEASURES = [
     "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P.1,5,10,20,1000",
     "recall.5,10,100", "ndcg", "ndcg_cut.5,10,20", "map_cut.5,10,100", "success.1,5,10",
 ]  # fmt: skip
-# Recorded and compared with pytrec_eval, but not yet computed by tieaware (issue 14's new
-# measures): their lines are left out of the comparison with tieaware's output.  When tieaware
+# Recorded and compared with pytrec_eval, but not yet computed by tieaware (trec_eval's
+# less common measures): their lines are left out of the comparison with tieaware's output.  When tieaware
 # computes one, remove it here and the test covers it with no other change.
 PENDING: tuple[str, ...] = ()
 COUNTERS = ["num_q", "num_ret", "num_rel", "num_rel_ret"]
