@@ -481,3 +481,25 @@ def test_runs_as_a_sequence_and_shared_queries(three):
     del a["q4"]
     out = compare_systems(qrels, [a, systems["B"]], "AP", test="t")
     assert out.systems == ("run_1", "run_2") and out.queries == 3 and out.skipped == ("q4",)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2)), min_size=1, max_size=6), min_size=1, max_size=4))
+def test_exact_columns_are_fasts_worst_expected_and_best(docs):
+    """The exact array path (groups sorted by label) gives fast.worst, compute and fast.best on every query."""
+    from tieaware import fast
+    from tieaware.io.columns import prepare_dicts
+    from tieaware.runs.leaderboard import _columns
+
+    qrels = {f"q{i}": {f"d{j}": Fraction(lab) for j, (_, lab) in enumerate(ds)} for i, ds in enumerate(docs)}
+    run = {f"q{i}": [(f"d{j}", Fraction(score)) for j, (score, _) in enumerate(ds)] for i, ds in enumerate(docs)}
+    queries = sorted(qrels)
+    measures = [parse(m) for m in ("P@2", "R@3", "F1@2", "AP", "AP@3", "RR", "RR@2", "nDCG", "nDCG@3", "DCG@3", "RBP(p=0.5)")]
+    cols = _columns(prepare_dicts(qrels, run, queries), measures, queries, exact=True, layer="fast", progress=False, label="")
+    for m in measures:
+        col = cols[str(m)]
+        for k, q in enumerate(queries):
+            ranking, ideal = run_ranking(run[q], qrels[q]), list(qrels[q].values())
+            assert col.worst[k] == fast.worst(m, ranking, ideal)
+            assert col.best[k] == fast.best(m, ranking, ideal)
+            assert col.expected[k] == compute(m, ranking, ideal=ideal)

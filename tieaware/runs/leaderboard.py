@@ -52,8 +52,8 @@ from tieaware.model.exact import Exact, is_rational, to_decimal, to_exact_string
 from tieaware.model.names import Measure
 from tieaware.model.params import flag
 from tieaware.runs import significance as sig
-from tieaware.runs.comparison import QueryStats, _minus, _sign, _spreadable, query_stats
-from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, _layer, exact_mean, measure_list, natural_key
+from tieaware.runs.comparison import _minus, _sign, _spreadable
+from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, _layer, compute, exact_mean, measure_list, natural_key
 
 __all__ = [
     "compare_systems",
@@ -394,8 +394,8 @@ class _Column:
     expected: list
     worst: list
     best: list
-    #: Exact mode: per query (ranking, ideal), for its distribution on demand; None in float mode.
-    rankings: Optional[list] = None
+    #: Exact mode: query number -> (ranking, ideal), for its distribution on demand; None in float mode.
+    source: Optional[Callable[[int], tuple[list, list]]] = None
     measure: Optional[Measure] = None
     _cache: dict = field(default_factory=dict)
 
@@ -420,12 +420,12 @@ class _Column:
         if key not in self._cache:
             if not self.varies()[q]:
                 self._cache[key] = {self.worst[q]: Fraction(1) if not isinstance(self.worst[q], float) else 1.0}
-            elif self.rankings is None:
+            elif self.source is None:
                 self._cache[key] = None
             else:
                 from tieaware.fast.tie_spread import spread_stats
 
-                ranking, ideal = self.rankings[q]
+                ranking, ideal = self.source(q)
                 pmf = spread_stats(self.measure, ranking, ideal, exact=True, distribution=True).distribution
                 if pmf is None and self.measure is not None and self.measure.name in ("DCG", "nDCG"):
                     pmf = spread_stats(self.measure, ranking, ideal, exact=False, distribution=True).distribution
@@ -450,22 +450,54 @@ def _floats(values: Sequence[Any], cache: dict) -> np.ndarray:
     return out
 
 
+def _ranking(p: Any, number: int, marks: bool) -> tuple[list, list]:
+    """Query *number* of a Prepared: (its ranking as tie groups of labels, every judged label)."""
+    values = p.label_values
+    first = int(p.query_start[number])
+    last = int(p.query_start[number + 1]) if number + 1 < len(p.qids) else int(p.rows)
+    labels = [values[i] for i in p.label[first:last].tolist()]
+    if marks and p.judged is not None:  # None for unjudged rows (Judged and Bpref tell them from judged zeros)
+        labels = [x if seen else None for x, seen in zip(labels, p.judged[first:last].tolist())]
+    lo, hi = np.searchsorted(p.group_start, [first, last])
+    bounds = p.group_start[lo:hi].tolist() + [last]
+    ranking = [labels[a - first : b - first] for a, b in zip(bounds, bounds[1:])]
+    j0, j1 = np.searchsorted(p.judged_query, [number, number + 1])
+    ideal = [values[i] for i in p.judged_label[j0:j1].tolist()]
+    return ranking, ideal
+
+
 def _rankings(p: Any, marks: bool) -> Iterable[tuple[str, list, list]]:
     """(qid, ranking as tie groups of labels, every judged label) per query of a Prepared, in its order."""
-    values = p.label_values
-    starts = np.append(p.query_start, p.rows)
-    group_starts = np.append(p.group_start, p.rows)
-    judged_at = np.searchsorted(p.judged_query, np.arange(len(p.qids) + 1))
-    marks = marks and p.judged is not None
     for number, qid in enumerate(p.qids):
-        first, last = int(starts[number]), int(starts[number + 1])
-        labels = [values[i] for i in p.label[first:last].tolist()]
-        if marks:  # None for unjudged rows (Judged and Bpref tell them from judged zeros)
-            labels = [x if seen else None for x, seen in zip(labels, p.judged[first:last].tolist())]
-        bounds = group_starts[np.searchsorted(group_starts, first) : np.searchsorted(group_starts, last) + 1].tolist()
-        ranking = [labels[a - first : b - first] for a, b in zip(bounds, bounds[1:])]
-        ideal = [values[i] for i in p.judged_label[judged_at[number] : judged_at[number + 1]].tolist()]
-        yield qid, ranking, ideal
+        yield (qid, *_ranking(p, number, marks))
+
+
+def _extreme_view(p: Any, worst: bool) -> Any:
+    """*p* with each tie group sorted by label (ascending: the worst ordering; descending: the best), untied.
+
+    The rule of :func:`tieaware.fast.worst_ordering` and ``best_ordering``,
+    which attain the extremes of every measure :data:`tieaware.runs.engine.EXACT_SUPPORTED` holds.
+    """
+    from tieaware.io.columns import Prepared
+
+    sizes = p.group_sizes()
+    group = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    label = p.label.astype(np.int64)
+    order = np.lexsort((label if worst else -label, group))
+    return Prepared(
+        qids=p.qids,
+        query=p.query,
+        label=p.label[order],
+        label_values=p.label_values,
+        group_start=np.arange(p.rows, dtype=np.int64),
+        query_start=p.query_start,
+        judged_query=p.judged_query,
+        judged_label=p.judged_label,
+        trec_order=None,
+        skipped_run=[],
+        skipped_qrels=[],
+        judged=None if p.judged is None else p.judged[order],
+    )
 
 
 def _columns(
@@ -490,24 +522,43 @@ def _columns(
             out[str(m)] = _Column(
                 [float(x) for x in np.asarray(values)[take]], np.asarray(worst)[take].tolist(), np.asarray(best)[take].tolist()
             )
+    marks = any(m.name in UNJUDGED for m in ms)
+    source = (lambda q: _ranking(p, take[q], marks)) if exact else None
+    if exact and layer == "fast":
+        # whole runs through the exact array path (tieaware.runs.engine.ExactQueries, as `tieaware eval`): the
+        # expected values on p, the extremes on p with each group sorted by label (the orderings that attain them)
+        from tieaware.runs.engine import EXACT_SUPPORTED
+        from tieaware.runs.evaluate import evaluate_prepared
+
+        here = [m for m in slow if m.name in EXACT_SUPPORTED]
+        if here:
+            got = [evaluate_prepared(view, here, exact=True).per_query for view in (p, _extreme_view(p, True), _extreme_view(p, False))]
+            for m in here:
+                e, w, b = ([per_query[q][str(m)] for q in queries] for per_query in got)
+                out[str(m)] = _Column(e, w, b, source, m)
+            slow = [m for m in slow if m not in here]
     if slow:
-        marks = any(m.name in UNJUDGED for m in slow)
-        wanted = set(queries)
         per: dict[str, list[list]] = {str(m): [[], [], []] for m in slow}
-        rows = [(q, r, i) for q, r, i in _rankings(p, marks) if q in wanted]
-        order = {q: k for k, q in enumerate(queries)}
-        rows.sort(key=lambda x: order[x[0]])
-        for qid, ranking, ideal in _progress(rows, progress, f"{label} (queries)"):
+        from tieaware.fast import best_ordering, worst_ordering
+
+        for q, qid in enumerate(_progress(queries, progress, f"{label} (queries)")):
+            ranking, ideal = _ranking(p, take[q], marks)
             try:
                 for m in slow:
-                    s = query_stats(m, ranking, ideal, layer=layer, exact=exact)
-                    for column, value in zip(per[str(m)], (s.expected, s.worst, s.best)):
+                    # the extremes as the values of the orderings that attain them (an untied
+                    # ranking each: cheaper than the spread's variance, which is not needed here)
+                    values = (
+                        compute(m, ranking, ideal=ideal, layer=layer, exact=exact),
+                        compute(m, worst_ordering(m, ranking, ideal), ideal=ideal, exact=exact),
+                        compute(m, best_ordering(m, ranking, ideal), ideal=ideal, exact=exact),
+                    )
+                    for column, value in zip(per[str(m)], values):
                         column.append(value)
             except TieawareError as exc:
                 raise TieawareError(f"query {qid!r}: {exc}") from None
         for m in slow:
             e, w, b = per[str(m)]
-            out[str(m)] = _Column(e, w, b, [(r, i) for _, r, i in rows] if exact else None, m)
+            out[str(m)] = _Column(e, w, b, source, m)
     return out
 
 
@@ -578,7 +629,7 @@ def _supports(ca: _Column, cb: _Column, limit: int) -> Optional[list[sig.Support
     joint outcomes certainly exceed *limit*: more varying queries than
     log2(limit), or a product of per-query sizes over it.
     """
-    if ca.rankings is None or cb.rankings is None:
+    if ca.source is None or cb.source is None:
         return None
     varies = np.flatnonzero(ca.varies() | cb.varies())
     if len(varies) > math.log2(limit):
