@@ -28,7 +28,7 @@ from tieaware.model.errors import bad
 from tieaware.runs.evaluate import LAYERS
 from tieaware.model.exact import is_rational, to_decimal, to_exact_string, to_float
 from tieaware.io.trec import read_qrels, read_run
-from tieaware.runs.leaderboard import ALPHA, FORMATS, SAMPLES
+from tieaware.runs.leaderboard import ALPHA, DRAW_BUDGET, FORMATS, MIN_DRAWS, SAMPLES
 from tieaware.runs.significance import CORRECTIONS, ENUMERATION_LIMIT, RESAMPLES, SEED, TESTS
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES"]
@@ -118,8 +118,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--samples",
         type=int,
         metavar="N",
-        help=f"tie-breakings drawn for a flip probability that is not exact (default: {SAMPLES:,} when every per-query "
-        "distribution is known, as in exact mode; otherwise none: drawing evaluates each sampled ordering)",
+        help=f"tie-breakings drawn for a flip probability neither enumerated nor decided by the bounds (default: {SAMPLES:,} "
+        f"from the per-query distributions when known; else shuffled orderings, each evaluated, as many as "
+        f"{DRAW_BUDGET:,} row evaluations allow, at most {SAMPLES:,}, none below {MIN_DRAWS})",
     )
     tests.add_argument("--seed", type=int, default=SEED, metavar="N", help=f"seed of the resamples and draws (default: {SEED})")
     tests.add_argument(
