@@ -764,6 +764,8 @@ def _pairs(
             )
         else:
             _monte_carlo(mc_pairs, pairs, results, draws, test, alpha, level, correction, resamples, seed)
+            how = "the per-query distributions" if not draws.rows else "shuffled orderings"
+            notes.append(f"{key}: ≈ flip probabilities from {draws.count():,} joint tie-breakings drawn from {how} (seed {seed})")
     out = []
     for i, (w, r) in enumerate(zip(work, results)):
         info, b = w["info"], w["bounds"]
@@ -961,7 +963,10 @@ def _flip(r: PairResult, digits: int) -> str:
     if r.flip_probability is None:
         return "-"
     text = to_decimal(r.flip_probability, digits) if not isinstance(r.flip_probability, float) else f"{r.flip_probability:.{digits}f}"
-    return ("≈" if r.flip_method == "monte carlo" else "") + text
+    if r.flip_method == "monte carlo" and r.flip_interval is not None:
+        lo, hi = r.flip_interval
+        return f"≈{text} [{lo:.2f}, {hi:.2f}]"
+    return text
 
 
 def _robust(r: PairResult) -> str:
@@ -974,6 +979,8 @@ def _render(c: SystemsComparison, fmt: str, digits: int) -> str:
     tablefmt = {"table": "simple", "markdown": "github", "latex": "latex_raw"}[fmt]
     lines = []
     what = f"{c.test} test, alpha {c.alpha:g}" + (f", {c.correction}" if c.correction != "none" else "") if c.test else "no test"
+    if c.test in ("randomization", "bootstrap"):
+        what += f", {c.resamples:,} resamples seeded with {c.seed}"
     lines.append(f"{len(c.systems)} systems, {c.queries} queries ({'exact' if c.exact else 'float'}); {what}")
     if fmt != "table":
         lines.append("")
@@ -1015,7 +1022,7 @@ def _render(c: SystemsComparison, fmt: str, digits: int) -> str:
         lines.append(
             "p: the test on the expected per-query values; p min/max: over every joint tie-breaking of the pair "
             "(exact: attained; certified: never too narrow); flip: P(verdict differs from the verdict on expected values), "
-            "≈ Monte Carlo; robust: the same verdict for every tie-breaking (?: not decided)."
+            "≈ Monte Carlo with its 95% interval; robust: the same verdict for every tie-breaking (?: not decided)."
         )
     lines.extend(c.notes)
     text = "\n".join(lines)
