@@ -83,6 +83,7 @@ class Result:
     seconds: float
     detail: str = ""
     why: str = ""
+    cpu: float = 0.0  # CPU seconds of the process that checked it
 
     @property
     def general(self) -> bool:
@@ -113,7 +114,7 @@ class Theorem:
         return sympy.latex(self.formula())
 
     def __call__(self, **kernels: Any) -> Result:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         try:
             detail = self.check(**kernels) or ""
             proved = True
@@ -121,7 +122,8 @@ class Theorem:
             detail, proved = str(exc), False
         except Exception as exc:  # a wrong kernel may not even run on symbols: that is a rejection too
             detail, proved = f"{type(exc).__name__}: {exc}", False
-        return Result(self.name, self.statement, self.latex, self.scope, proved, time.perf_counter() - began, detail, self.why)
+        latex = self.latex
+        return Result(self.name, self.statement, latex, self.scope, proved, time.perf_counter() - began, detail, self.why, time.process_time() - cpu)
 
 
 #: Every theorem and lemma, by name, in the order they are registered (lemmas first).
@@ -148,15 +150,41 @@ def theorem(
     return register
 
 
-def prove_all(progress: bool = False) -> list[Result]:
-    """Check every registered theorem; *progress* shows a tqdm bar on stderr.
+def prove_all(progress: bool = False, names: Optional[list[str]] = None, jobs: int = 1) -> list[Result]:
+    """Check the theorems *names* (default: all), in registration order; *progress* shows a tqdm bar on stderr.
+
+    With *jobs* > 1 they are checked by that many forked worker processes
+    (where the platform forks; serially otherwise), and the results come back
+    in the same order.
 
     >>> all(r.proved for r in prove_all())  # doctest: +SKIP
     True
     """
+    import multiprocessing
+
     from tqdm import tqdm
 
-    return [t() for t in tqdm(list(THEOREMS.values()), desc="proving", disable=not progress, leave=False)]
+    names = list(THEOREMS) if names is None else list(names)
+    bar = tqdm(total=len(names), desc="proving", disable=not progress, leave=False)
+    if jobs > 1 and len(names) > 1 and "fork" in multiprocessing.get_all_start_methods():
+        # fork: the workers share the registry as it is now (theorems added at run time included).
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(names))) as pool:
+            done = {}
+            for name, result in pool.imap_unordered(_check, names):
+                done[name] = result
+                bar.update()
+        results = [done[n] for n in names]
+    else:
+        results = []
+        for n in names:
+            results.append(THEOREMS[n]())
+            bar.update()
+    bar.close()
+    return results
+
+
+def _check(name: str) -> tuple[str, Result]:
+    return name, THEOREMS[name]()
 
 
 def _is_zero(expr: Any) -> bool:

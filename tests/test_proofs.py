@@ -121,6 +121,17 @@ def test_cli_prove_prints_the_scope_summary(capsys):
     assert "pair: " in out.split("Scope:", 1)[1]  # --details: what the proof covered
 
 
+def test_cli_prove_in_two_processes_gives_the_same_table(capsys):
+    names = ["pair", "RBO contribution", "Success@k"]
+    assert main(["prove", *names, "--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "3 of 3 proved" in out and "2 jobs" in out
+    table = out.split("\n\n", 1)[0].splitlines()[2:]
+    assert [line.split()[0] for line in table if line[:1] != " "] == ["pair", "RBO", "Success@k"]  # registration order kept
+    assert main(["prove", "pair", "--jobs", "0"]) == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
 def test_a_scope_is_general_or_bounded():
     with pytest.raises(ValueError, match="neither GENERAL nor bounded"):
         theorem("nameless", "1 = 1", "somewhat", lambda: sympy.Eq(1, 1))(lambda: "")

@@ -48,6 +48,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--latex", action="store_true", help="also print every statement in LaTeX")
     parser.add_argument("--details", action="store_true", help="also print what each proof covered")
     parser.add_argument("--list", action="store_true", help="list the theorems without checking them")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="check the theorems in N forked processes (default: 1; 2 halves the time on an idle 2-core machine)",
+    )
     parser.set_defaults(run=run)
     return parser
 
@@ -80,13 +87,15 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         print("\n".join(f"{n}\t{THEOREMS[n].scope}" for n in names))
         return 0
-    from tqdm import tqdm
+    if args.jobs < 1:
+        raise bad("--jobs", args.jobs, "must be at least 1")
+    from tieaware.proofs import prove_all
 
-    began, cpu = time.perf_counter(), time.process_time()
-    results = [THEOREMS[n]() for n in tqdm(names, desc="proving", disable=not sys.stderr.isatty(), leave=False)]
-    total, cpu = time.perf_counter() - began, time.process_time() - cpu
+    began = time.perf_counter()
+    results = prove_all(progress=sys.stderr.isatty(), names=names, jobs=args.jobs)
+    total, cpu = time.perf_counter() - began, sum(r.cpu for r in results)
     failed = [r for r in results if not r.proved]
-    out = [table(results), "", f"{len(results) - len(failed)} of {len(results)} proved in {total:.1f} s ({cpu:.1f} s CPU)."]
+    out = [table(results), "", f"{len(results) - len(failed)} of {len(results)} proved in {total:.1f} s ({cpu:.1f} s CPU, {args.jobs} job{'s' if args.jobs > 1 else ''})."]
     out += scope_summary(results)
     for r in failed:
         out.append(f"FAILED {r.name}: {r.detail}")
