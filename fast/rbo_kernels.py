@@ -198,7 +198,10 @@ def unseen_mean(active: int, crossing: int, c_L: Num) -> Num:
 
 
 class DepthTerms(NamedTuple):
-    """The coefficient of p^d at one depth d <= l, per bound, as RootTerms to add up."""
+    """The coefficient of p^d at one depth d <= l, per bound, as RootTerms to add up.
+
+    The fields are in the order of :data:`tieaware.model.rbo_input.BOUNDS`.
+    """
 
     min: tuple[RootTerm, ...]
     max: tuple[RootTerm, ...]
