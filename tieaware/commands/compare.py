@@ -21,19 +21,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
-from tieaware.runs.comparison import MAX_SUPPORT, Comparison, compare_runs
+from tieaware.io.columns import prepare, read_table
+from tieaware.runs.comparison import MAX_SUPPORT, Comparison, compare_runs_prepared
 from tieaware.model.errors import bad
 from tieaware.runs.evaluate import LAYERS
-from tieaware.model.exact import is_rational, to_decimal, to_exact_string, to_float
-from tieaware.io.trec import read_qrels, read_run
+from tieaware.io.exact_print import decimal, nearest_float
+from tieaware.model.exact import is_rational, to_exact_string
 from tieaware.runs.leaderboard import ALPHA, DRAW_BUDGET, FORMATS, MIN_DRAWS, SAMPLES
 from tieaware.runs.significance import CORRECTIONS, ENUMERATION_LIMIT, RESAMPLES, SEED, TESTS
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES"]
 
 DEFAULT_MEASURES = "AP nDCG@10 P@10 RR"
+#: Above this many documents (both runs together), exact mode suggests --float on stderr, as eval does.
+LARGE_EXACT = 100_000
 
 _DESCRIPTION = """\
 Compare TREC runs on the same qrels, taking ties into account.  Each run's
@@ -56,7 +60,9 @@ P(A > B) is exact (a convolution of the per-query distributions) when every
 per-query distribution is known and their convolution has at most
 --max-support values; otherwise it is a normal approximation from the exact
 mean and variance of the difference, and the output says so.  Irrational
-measures (nDCG with log discounts) and --float convolve floats.
+measures (nDCG with log discounts), --float, and convolutions too large to
+do exactly convolve floats; the work is bounded, so thousands of queries
+end in the normal approximation rather than in hours.
 
 Tests (two-sided): t (paired Student t, scipy's ttest_rel), wilcoxon (signed
 rank, scipy's wilcoxon), sign (binomial), randomization (sign flips of the
@@ -67,6 +73,7 @@ bootstrap (shifted paired bootstrap, seeded).  They need scipy
 examples:
   tieaware compare qrels.txt runA.txt runB.txt
   tieaware compare qrels.txt runA.txt runB.txt -m 'P@10 RR' --format json
+  tieaware compare qrels.txt runA.txt runB.txt --float    # big runs: float arithmetic
   tieaware compare qrels.txt runA.txt runB.txt --test t
   tieaware compare qrels.txt base.txt x.txt y.txt --test wilcoxon --baseline base.txt --correction holm
   tieaware compare qrels.txt *.run --test t --format latex --plot board.png
@@ -197,11 +204,28 @@ def run(args: argparse.Namespace) -> int:
         raise bad("--max-support", args.max_support, "must be an int >= 1")
     if _leaderboard_wanted(args):
         return _systems(args)
-    qrels, run_a, run_b = read_qrels(args.qrels), read_run(args.run_a), read_run(args.run_b)
-    results = compare_runs(
-        qrels, run_a, run_b, args.measures, layer=args.layer, exact=not args.float, progress=True, max_support=args.max_support
+    # Read as columns and evaluated as eval does (tieaware.runs.comparison.compare_runs_prepared):
+    # the vectorised engines in float mode, group summaries counted in numpy in exact mode.
+    qrels = read_table(args.qrels, "qrels", progress=True)
+    prepared_a = prepare(qrels, read_table(args.run_a, "run", progress=True), trec_order=False)
+    prepared_b = prepare(qrels, read_table(args.run_b, "run", progress=True), trec_order=False)
+    rows = prepared_a.rows + prepared_b.rows
+    if not args.float and rows > LARGE_EXACT:
+        print(
+            f"tieaware compare: note: exact comparison of {rows:,} documents may take a while; "
+            "--float gives the same values to 1e-12 in seconds",
+            file=sys.stderr,
+        )
+    results = compare_runs_prepared(
+        prepared_a,
+        prepared_b,
+        args.measures,
+        layer=args.layer,
+        exact=not args.float,
+        progress=True,
+        max_support=args.max_support,
     )
-    skipped = sorted((set(run_a) ^ set(run_b)) & set(qrels))
+    skipped = sorted(set(prepared_a.qids) ^ set(prepared_b.qids))
     title = f"A = {args.run_a}, B = {args.run_b}, qrels {args.qrels}: {results[0].queries} shared queries"
     if skipped:
         title += f"; {len(skipped)} in only one run skipped"
@@ -220,14 +244,14 @@ def _table(title: str, results: list[Comparison], digits: int) -> str:
         body.append(
             [
                 c.measure,
-                to_decimal(c.mean_a, digits),
-                to_decimal(c.mean_b, digits),
-                to_decimal(c.expected_difference, digits),
-                to_decimal(c.min_difference, digits),
-                to_decimal(c.max_difference, digits),
-                to_decimal(c.sd_difference, digits),
+                decimal(c.mean_a, digits),
+                decimal(c.mean_b, digits),
+                decimal(c.expected_difference, digits),
+                decimal(c.min_difference, digits),
+                decimal(c.max_difference, digits),
+                decimal(c.sd_difference, digits),
                 c.verdict,
-                ("≈" if c.method == "normal" else "") + to_decimal(c.p_greater, digits),
+                ("≈" if c.method == "normal" else "") + decimal(c.p_greater, digits),
             ]
         )
     notes = [f"{c.measure}: {_VERDICT[c.verdict]}; P(A > B) {c.note}" for c in results]
@@ -244,8 +268,8 @@ def _value(value: Any, digits: int, exact: bool) -> dict[str, Any]:
     if exact and not isinstance(value, float):
         out["exact"] = to_exact_string(value)
         out["rational"] = is_rational(value)
-    out["decimal"] = to_decimal(value, digits)
-    out["float"] = to_float(value)
+    out["decimal"] = decimal(value, digits)
+    out["float"] = nearest_float(value)
     return out
 
 

@@ -31,9 +31,9 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.model.exact import Exact, is_rational, to_decimal
+from tieaware.model.exact import Exact, is_rational, to_decimal, to_float
 
-__all__ = ["decimal", "signed", "interval", "missing", "short_form", "int_text", "big_ints", "SHORT"]
+__all__ = ["decimal", "signed", "interval", "missing", "nearest_float", "short_form", "int_text", "big_ints", "SHORT"]
 
 #: Exact forms longer than this are abbreviated in the table.
 SHORT = 44
@@ -181,6 +181,33 @@ def interval(expr: Any, prec: int, cache: Optional[dict] = None) -> Any:
         return ev(expr)
     finally:
         iv.prec = before
+
+
+def nearest_float(value: Exact) -> float:
+    """The float of an exact value; a sympy value by interval arithmetic, not ``evalf``.
+
+    An exact nDCG variance summed over 2,000 queries takes seconds in
+    ``evalf`` and milliseconds here (the tree is evaluated once, every node
+    cached).  The precision doubles until both ends of the enclosure give
+    the same double.
+
+    >>> import sympy
+    >>> nearest_float(sympy.log(3) / sympy.log(2)), nearest_float(Fraction(1, 3))
+    (1.584962500721156, 0.3333333333333333)
+    """
+    if isinstance(value, float):
+        return value
+    if is_rational(value):
+        return float(value)
+    import sympy
+
+    expr = sympy.sympify(value)
+    for prec in (64, 128, 256):
+        box = interval(expr, prec)
+        low, high = float(box.a), float(box.b)
+        if low == high:
+            return low
+    return to_float(expr)
 
 
 def _fraction(raw: tuple) -> Fraction:

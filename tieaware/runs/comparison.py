@@ -28,14 +28,15 @@ Queries are tie-broken independently, and so are two runs, so:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.model.errors import TieawareError, bad
-from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, _layer, _Unjudged, compute, exact_mean, measure_list, natural_key
+from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, _layer, _Unjudged, compute, evaluate_prepared, exact_mean, measure_list, natural_key
 from tieaware.model.exact import Exact, is_rational, to_float
+from tieaware.io.exact_print import interval, nearest_float as _float
 from tieaware.fast.tie_spread import spread_stats, spread_stats_many
 from tieaware.model.names import Measure
 from tieaware.model.params import flag
@@ -51,6 +52,7 @@ __all__ = [
     "evaluate_spread_prepared",
     "Comparison",
     "compare_runs",
+    "compare_runs_prepared",
     "MAX_SUPPORT",
     "VERDICTS",
 ]
@@ -113,7 +115,7 @@ def query_stats(
 
 def _minus(a: Any, b: Any) -> Any:
     if isinstance(a, float) or isinstance(b, float):
-        return to_float(a) - to_float(b)
+        return _float(a) - _float(b)
     if is_rational(a) and is_rational(b):
         return Fraction(a) - Fraction(b)
     import sympy
@@ -128,9 +130,13 @@ def _sign(value: Any) -> int:
         return 0 if abs(value) <= FLOAT_TIE else (1 if value > 0 else -1)
     if is_rational(value):
         return (value > 0) - (value < 0)
-    rough = to_float(value)  # evalf to 20 digits: trustworthy far from 0
-    if abs(rough) > 1e-9:
-        return 1 if rough > 0 else -1
+    import sympy
+
+    box = interval(sympy.sympify(value), 64)  # an enclosure: its sign, where it has one, is the value's
+    if box.a > 0:
+        return 1
+    if box.b < 0:
+        return -1
     from tieaware.model.exactcmp import compare
 
     return compare(value, Fraction(0))
@@ -191,7 +197,7 @@ def spread(per_query: Mapping[str, Mapping[str, QueryStats]], measures: Iterable
     for m in measures:
         stats = [per_query[q][m] for q in queries]
         variances = [s.variance for s in stats]
-        total = math.fsum(map(to_float, variances)) if not exact else _total(variances)
+        total = math.fsum(map(_float, variances)) if not exact else _total(variances)
         out[m] = Spread(
             measure=m,
             min_mean=exact_mean([s.worst for s in stats]),
@@ -269,10 +275,7 @@ def evaluate_spread_prepared(
     exact = flag(exact, "exact")
     _layer(layer)
     complete = flag(complete, "complete")
-    if not exact and layer == "fast" and not any(m.name == "RBO" for m in ms):
-        per_query = _array_spread(prepared, ms, progress)
-    else:
-        per_query = _per_query_spread(prepared, ms, exact, progress)
+    per_query = _spread_per_query(prepared, ms, exact, layer, progress)
     if complete:
         zero = Fraction(0) if exact else 0.0
         for qid in prepared.skipped_qrels:
@@ -280,26 +283,52 @@ def evaluate_spread_prepared(
     return spread(per_query, [str(m) for m in ms], exact=exact)
 
 
+class _Inputs:
+    """One query's (ranking, ideal) from a :class:`~tieaware.io.columns.Prepared`, by query number.
+
+    The ranking is a list of tie groups (lists of labels); with *marks*, an
+    unjudged document's label is None (read by Judged and Bpref).
+    """
+
+    def __init__(self, prepared: Any, marks: bool) -> None:
+        import numpy as np
+
+        self.p = prepared
+        self.starts = np.append(prepared.query_start, prepared.rows)
+        self.group_starts = np.append(prepared.group_start, prepared.rows)
+        self.judged_at = np.searchsorted(prepared.judged_query, np.arange(len(prepared.qids) + 1))
+        self.marks = marks and prepared.judged is not None
+
+    def __call__(self, number: int) -> tuple[list, list]:
+        import numpy as np
+
+        p, values = self.p, self.p.label_values
+        first, last = int(self.starts[number]), int(self.starts[number + 1])
+        labels = [values[i] for i in p.label[first:last].tolist()]
+        if self.marks:
+            labels = [x if seen else None for x, seen in zip(labels, p.judged[first:last].tolist())]
+        gs = self.group_starts
+        bounds = gs[np.searchsorted(gs, first) : np.searchsorted(gs, last) + 1].tolist()
+        ranking = [labels[a - first : b - first] for a, b in zip(bounds, bounds[1:])]
+        ideal = [values[i] for i in p.judged_label[self.judged_at[number] : self.judged_at[number + 1]].tolist()]
+        return ranking, ideal
+
+
+def _spread_per_query(prepared: Any, ms: Sequence[Measure], exact: bool, layer: str, progress: bool) -> dict[str, dict[str, QueryStats]]:
+    """{qid: {measure: QueryStats}}: every query at once in float mode (the spread engine), else one at a time."""
+    if not exact and layer == "fast" and not any(m.name == "RBO" for m in ms):
+        return _array_spread(prepared, ms, progress)
+    return _per_query_spread(prepared, ms, exact, progress)
+
+
 def _per_query_spread(prepared: Any, ms: Sequence[Measure], exact: bool, progress: bool) -> dict[str, dict[str, QueryStats]]:
     """{qid: {measure: QueryStats}} by :func:`tieaware.fast.tie_spread.spread_stats_many`, one query at a time."""
-    import numpy as np
-
-    values = prepared.label_values
-    starts = np.append(prepared.query_start, prepared.rows)
-    group_starts = np.append(prepared.group_start, prepared.rows)
-    judged_at = np.searchsorted(prepared.judged_query, np.arange(len(prepared.qids) + 1))
+    inputs = _Inputs(prepared, any(m.name in UNJUDGED for m in ms))
     order = sorted(range(len(prepared.qids)), key=lambda i: natural_key(prepared.qids[i]))
-    marks = prepared.judged is not None and any(m.name in UNJUDGED for m in ms)
     per_query: dict[str, dict[str, QueryStats]] = {}
     for number in _progress(order, progress, "queries (spread)"):
         qid = prepared.qids[number]
-        first, last = int(starts[number]), int(starts[number + 1])
-        labels = [values[i] for i in prepared.label[first:last].tolist()]
-        if marks:  # None for the unjudged rows, read by Judged and Bpref (every other measure reads 0)
-            labels = [x if seen else None for x, seen in zip(labels, prepared.judged[first:last].tolist())]
-        bounds = group_starts[np.searchsorted(group_starts, first) : np.searchsorted(group_starts, last) + 1].tolist()
-        ranking = [labels[a - first : b - first] for a, b in zip(bounds, bounds[1:])]
-        ideal = [values[i] for i in prepared.judged_label[judged_at[number] : judged_at[number + 1]].tolist()]
+        ranking, ideal = inputs(number)
         try:
             stats = spread_stats_many(ms, ranking, ideal, exact=exact)
         except TieawareError as exc:
@@ -401,34 +430,97 @@ def compare_runs(
 
     Qrels and runs come in any shape :func:`tieaware.evaluate` takes
     (pytrec_eval dicts, tieaware's own, ir_measures namedtuples, DataFrames).
-    Raises TieawareError when no query is shared.
+    Raises TieawareError when no query is shared.  The work is that of
+    :func:`compare_runs_prepared` (``tieaware compare``).
     """
+    ms, exact, progress, max_support = _compare_arguments(measures, layer, exact, progress, max_support)
+    qrels, run_a, run_b = to_qrels(qrels), to_run(run_a), to_run(run_b)
+    queries = shared_queries(qrels, run_a, run_b)
+    from tieaware.io.columns import prepare_dicts
+
+    prepared = [prepare_dicts(qrels, run, queries) for run in (run_a, run_b)]
+    return compare_runs_prepared(*prepared, ms, layer=layer, exact=exact, progress=progress, max_support=max_support)
+
+
+def _compare_arguments(measures: MeasureSpec, layer: str, exact: object, progress: object, max_support: object) -> tuple:
     ms = _spreadable(measure_list(measures))
     exact = flag(exact, "exact")
     progress = flag(progress, "progress")
     _layer(layer)
     if isinstance(max_support, bool) or not isinstance(max_support, int) or max_support < 1:
         raise bad("max_support", max_support, "must be an int >= 1")
-    qrels, run_a, run_b = to_qrels(qrels), to_run(run_a), to_run(run_b)
     for m in ms:
         if m.name == "RBO":
             raise bad("measure", str(m), "compares two rankings, not a run with qrels; use `tieaware rbo`")
-    queries = shared_queries(qrels, run_a, run_b)
-    marks = any(m.name in UNJUDGED for m in ms)  # Judged and Bpref tell unjudged (None) from judged 0
-    stats_a: dict[str, dict[str, QueryStats]] = {}
-    stats_b: dict[str, dict[str, QueryStats]] = {}
-    for qid in _progress(queries, progress):
-        judged = qrels[qid]
-        ideal = list(judged.values())
-        try:
-            for stats, run in ((stats_a, run_a), (stats_b, run_b)):
-                ranking = run_ranking(run[qid], _Unjudged(judged) if marks else judged)
-                stats[qid] = {
-                    str(m): query_stats(m, ranking, ideal, layer=layer, exact=exact, distribution=True) for m in ms
-                }
-        except TieawareError as exc:
-            raise TieawareError(f"query {qid!r}: {exc}") from None
-    return [_compare(str(m), queries, stats_a, stats_b, exact, max_support) for m in ms]
+    return ms, exact, progress, max_support
+
+
+def compare_runs_prepared(
+    prepared_a: Any,
+    prepared_b: Any,
+    measures: MeasureSpec,
+    *,
+    layer: str = "fast",
+    exact: bool = True,
+    progress: bool = False,
+    max_support: int = MAX_SUPPORT,
+) -> list[Comparison]:
+    """:func:`compare_runs` on two runs already joined to the same qrels by :func:`tieaware.io.columns.prepare`.
+
+    This is the path of ``tieaware compare``, as :func:`tieaware.runs.evaluate.evaluate_prepared`
+    is eval's: each run's expected values come from
+    :func:`~tieaware.runs.evaluate.evaluate_prepared` (the vectorised engine in
+    float mode, group summaries counted in numpy in exact mode), its minima,
+    maxima and variances from the spread engine (float) or
+    :func:`~tieaware.fast.tie_spread.spread_stats_many` (exact), as
+    ``tieaware eval --spread`` has them.  Per-query distributions, which
+    only P(A > B) needs, are computed one query at a time while the
+    convolution goes on, so none is computed once P(A > B) has to be
+    approximated (see :func:`_p_greater`).
+    """
+    ms, exact, progress, max_support = _compare_arguments(measures, layer, exact, progress, max_support)
+    in_b = set(prepared_b.qids)
+    queries = tuple(sorted((q for q in prepared_a.qids if q in in_b), key=natural_key))
+    if not queries:
+        names = sorted(set(prepared_a.qids) | set(prepared_b.qids) | set(prepared_a.skipped_run) | set(prepared_b.skipped_run), key=natural_key)
+        raise bad("runs", names[:5], "share no query that has qrels")
+    sides = []
+    for prepared in (prepared_a, prepared_b):
+        values = evaluate_prepared(prepared, ms, layer=layer, exact=exact, progress=progress).per_query
+        stats = _spread_per_query(prepared, ms, exact, layer, progress)
+        number = {q: i for i, q in enumerate(prepared.qids)}
+        sides.append((values, stats, number, _Inputs(prepared, any(m.name in UNJUDGED for m in ms))))
+    out = []
+    for m in ms:
+        key = str(m)
+        a = [_with_expected(sides[0], q, key) for q in queries]
+        b = [_with_expected(sides[1], q, key) for q in queries]
+
+        def pairs(m: Measure = m) -> Iterable[tuple[Optional[dict], Optional[dict]]]:
+            # one query's two distributions at a time, only as far as the convolution goes
+            for q in _progress(queries, progress, f"P(A > B) {m}"):
+                try:
+                    yield tuple(_distribution(m, *side[3](side[2][q]), exact) for side in sides)  # type: ignore[misc]
+                except TieawareError as exc:
+                    raise TieawareError(f"query {q!r}: {exc}") from None
+
+        out.append(_compare(key, a, b, exact, max_support, pairs))
+    return out
+
+
+def _with_expected(side: tuple, qid: str, key: str) -> QueryStats:
+    values, stats, _, _ = side
+    s = stats[qid][key]
+    return QueryStats(values[qid][key], s.worst, s.best, s.variance)
+
+
+def _distribution(m: Measure, ranking: list, ideal: list, exact: bool) -> Optional[dict[Any, Any]]:
+    """One query's {value: probability} over its tie-breakings, or None when it has too many values."""
+    pmf = spread_stats(m, ranking, ideal, exact=exact, distribution=True).distribution
+    if pmf is None and exact and m.name in ("DCG", "nDCG"):
+        # Irrational values: the convolution is in floats anyway, so take the float distribution.
+        pmf = spread_stats(m, ranking, ideal, exact=False, distribution=True).distribution
+    return pmf
 
 
 def shared_queries(qrels: Qrels, run_a: Run, run_b: Run) -> tuple[str, ...]:
@@ -439,7 +531,7 @@ def shared_queries(qrels: Qrels, run_a: Run, run_b: Run) -> tuple[str, ...]:
     return queries
 
 
-def _progress(queries: Sequence[str], show: bool, desc: str = "queries (both runs)") -> Iterable[str]:
+def _progress(queries: Sequence[Any], show: bool, desc: str = "queries (both runs)") -> Iterable[Any]:
     if not show:
         return queries
     import sys
@@ -447,25 +539,24 @@ def _progress(queries: Sequence[str], show: bool, desc: str = "queries (both run
     from tqdm import tqdm
 
     # disable=None: silent when stderr is not a terminal, so logs stay clean.
-    return tqdm(queries, desc=desc, unit="q", file=sys.stderr, disable=None, leave=False)
+    # delay=2: only work that lasts over ~2 s shows a bar.
+    return tqdm(queries, desc=desc, unit="q", file=sys.stderr, disable=None, leave=False, delay=2)
 
 
 def _compare(
     m: str,
-    queries: Sequence[str],
-    stats_a: Mapping[str, Mapping[str, QueryStats]],
-    stats_b: Mapping[str, Mapping[str, QueryStats]],
+    a: Sequence[QueryStats],
+    b: Sequence[QueryStats],
     exact: bool,
     max_support: int,
+    pairs: Callable[[], Iterable[tuple[Optional[dict], Optional[dict]]]],
 ) -> Comparison:
-    a = [stats_a[q][m] for q in queries]
-    b = [stats_b[q][m] for q in queries]
-    n = len(queries)
+    n = len(a)
     mean_a = exact_mean([s.expected for s in a])
     mean_b = exact_mean([s.expected for s in b])
     low = exact_mean([_minus(x.worst, y.best) for x, y in zip(a, b)])
     high = exact_mean([_minus(x.best, y.worst) for x, y in zip(a, b)])
-    variance = _total([s.variance for s in a + b]) if exact else math.fsum(to_float(s.variance) for s in a + b)
+    variance = _total([s.variance for s in a + b]) if exact else math.fsum(_float(s.variance) for s in list(a) + list(b))
     expected = _minus(mean_a, mean_b)
     if _sign(low) > 0:
         verdict = "every"
@@ -473,7 +564,12 @@ def _compare(
         verdict = "none"
     else:
         verdict = "some"
-    p, method, note = _p_greater(verdict, a, b, expected, variance, n, exact, max_support)
+    # A bound on |Σ (A_q − B_q)| for any tie-breaking: the float convolution's integer grid must hold it.
+    if m.startswith("DCG"):
+        reach = math.fsum(max(abs(_float(x.best) - _float(y.worst)), abs(_float(x.worst) - _float(y.best))) for x, y in zip(a, b))
+    else:
+        reach = float(n)  # every other measure lies in [0, 1]
+    p, method, note = _p_greater(verdict, expected, variance, n, exact, max_support, pairs, reach)
     return Comparison(
         measure=m,
         queries=n,
@@ -490,76 +586,217 @@ def _compare(
     )
 
 
+#: The exact (Fraction) convolution combines at most this many pairs of atoms
+#: (Σ over queries of |support so far| × |query's support|) before it goes on in floats.
+EXACT_WORK = 1_000_000
+#: The float convolution (numpy) combines at most this many pairs of atoms before
+#: P(A > B) becomes the normal approximation: together with EXACT_WORK and
+#: ``max_support`` this bounds compare's time whatever the number of queries.
+FLOAT_WORK = 50_000_000
+
+
 def _p_greater(
     verdict: str,
-    a: Sequence[QueryStats],
-    b: Sequence[QueryStats],
     expected: Any,
     variance: Any,
     n: int,
     exact: bool,
     max_support: int,
+    pairs: Callable[[], Iterable[tuple[Optional[dict], Optional[dict]]]],
+    reach: float = 1.0,
 ) -> tuple[Any, str, str]:
     one = Fraction(1) if exact else 1.0
     if verdict == "every":
         return one, "bounds", "exact: the smallest difference is > 0"
     if verdict == "none":
         return one * 0, "bounds", "exact: the largest difference is <= 0"
-    missing = sum(1 for s in list(a) + list(b) if s.distribution is None)
-    if missing:
+    done = _Convolution(exact, max_support, reach).run(pairs(), n)
+    if done.stopped is not None:
         return _normal(expected, variance, n), "normal", (
-            f"approximate: {missing} per-query distribution(s) not available; "
-            "normal approximation from the exact mean and variance of the difference"
+            f"approximate: {done.stopped}; normal approximation from the {'exact ' if exact else ''}mean and variance of the difference"
         )
-    rational = exact and all(is_rational(v) for s in list(a) + list(b) for v in s.distribution)
-    total = _convolve(a, b, rational, max_support)
-    if total is None:
-        return _normal(expected, variance, n), "normal", (
-            f"approximate: the distribution of the difference has more than {max_support:,} values; "
-            "normal approximation from its exact mean and variance"
-        )
-    if rational:
-        return sum((p for v, p in total.items() if v > 0), Fraction(0)), "exact", "exact: convolution of the per-query distributions"
-    p = sum(p for v, p in total.items() if v > FLOAT_TIE)
-    why = "float mode" if not exact else "irrational values"
-    return p, "float", (
-        f"float ({why}): convolution of the per-query distributions in floats; |difference| <= {FLOAT_TIE:g} counts as a tie"
+    if done.exact:
+        return done.p_greater(), "exact", "exact: convolution of the per-query distributions"
+    return done.p_greater(), "float", (
+        f"float ({done.why}): convolution of the per-query distributions in floats; "
+        f"|difference| <= {FLOAT_TIE:g} counts as a tie"
     )
 
 
-def _convolve(a: Sequence[QueryStats], b: Sequence[QueryStats], rational: bool, max_support: int) -> Optional[dict[Any, Any]]:
-    """The pmf of Σ_q (A_q − B_q), or None once it would exceed *max_support* values."""
-    total: dict[Any, Any] = {Fraction(0) if rational else 0.0: Fraction(1) if rational else 1.0}
-    for x, y in zip(a, b):
+class _Convolution:
+    """The distribution of Σ_q (A_q − B_q), one query at a time, within bounded work.
+
+    Exact mode starts with Fractions (keys and probabilities); a query with
+    irrational values, or more than :data:`EXACT_WORK` pairs combined, moves
+    it to floats: keys on an integer grid (units of 2**-48 or coarser, so
+    that the sum of any tie-breaking fits in int64, and values equal up to
+    float rounding fall together), probabilities as doubles, merged with
+    numpy.  It stops (and P(A > B) is approximated) at a missing per-query
+    distribution, a support above *max_support*, or more than
+    :data:`FLOAT_WORK` pairs.
+    """
+
+    def __init__(self, exact: bool, max_support: int, reach: float) -> None:
+        self.exact = exact
+        self.max_support = max_support
+        self.total: dict[Any, Any] = {Fraction(0): Fraction(1)}
+        self.keys: Any = None  # numpy int64 grid keys, once in floats
+        self.probs: Any = None
+        self.work = 0
+        #: non-constant steps merged, and the sum of their sizes (for the projection)
+        self.steps = 0
+        self.pairs_per_step = 0
+        self.stopped: Optional[str] = None
+        self.why = "float mode"
+        bits = max(0, math.ceil(math.log2(reach + 1)))
+        self.grid = 2.0 ** min(48, 61 - bits)  # |Σ| * grid < 2**61 whatever the tie-breaking
+
+    def run(self, pairs: Iterable[tuple[Optional[dict], Optional[dict]]], n: int) -> "_Convolution":
+        """Convolve the per-query distributions *pairs* (of *n* queries) until done or stopped."""
+        if not self.exact:
+            self._to_floats()
+        for done, (x, y) in enumerate(pairs, start=1):
+            if x is None or y is None:
+                self.stopped = "a per-query distribution has more than 5,000 values"
+                break
+            if self.exact and not all(is_rational(v) for d in (x, y) for v in d):
+                self.why = "irrational values"
+                self._to_floats()
+            if self.exact:
+                step = self._exact_step(x, y)
+                if len(step) > 1 and self.work + len(self.total) * len(step) > EXACT_WORK:
+                    self.why = f"the exact convolution would combine more than {EXACT_WORK:,} pairs of values"
+                    self._to_floats()
+                elif not self._exact_merge(step):
+                    break
+            if not self.exact and not self._float_merge(x, y):
+                break
+            if not self._affordable(done, n):
+                break
+        return self
+
+    def _affordable(self, done: int, n: int) -> bool:
+        """Whether the rest of the convolution is likely to stay within the work bounds.
+
+        The support of a sum grows at least linearly with the number of
+        queries that move, so after *done* queries the rest is projected as
+        (pairs per step so far) × (support per query so far) × the queries
+        to come: a run of thousands of queries is sent to the normal
+        approximation after a few of them, not after the bound is spent.
+        """
+        if done < 8 or done >= n or self.steps == 0:
+            return True
+        size = len(self.total) if self.exact else len(self.keys)
+        per_step = self.pairs_per_step / self.steps
+        projected = self.work + per_step * (size / done) * (n * n - done * done) / 2
+        if self.exact and projected > EXACT_WORK:
+            self.why = f"the exact convolution would combine more than {EXACT_WORK:,} pairs of values"
+            self._to_floats()
+        if not self.exact and projected > FLOAT_WORK:
+            self.stopped = f"the convolution would combine more than {FLOAT_WORK:,} pairs of values"
+            return False
+        return True
+
+    # -- exact ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _exact_step(x: dict, y: dict) -> dict:
         step: dict[Any, Any] = {}
-        for u, pu in x.distribution.items():  # type: ignore[union-attr]
-            for v, pv in y.distribution.items():  # type: ignore[union-attr]
-                d = Fraction(u) - Fraction(v) if rational else to_float(u) - to_float(v)
+        for u, pu in x.items():
+            for v, pv in y.items():
+                d = Fraction(u) - Fraction(v)
                 step[d] = step.get(d, 0) + pu * pv
+        return step
+
+    def _exact_merge(self, step: dict) -> bool:
         if len(step) == 1:  # a constant shift: no growth
             (d, _), = step.items()
-            total = {t + d: p for t, p in total.items()}
-            continue
-        if len(total) * len(step) > max_support and len(_merge(total, step, rational, max_support + 1)) > max_support:
-            return None
-        total = _merge(total, step, rational, None)
-    return total
+            self.total = {t + d: p for t, p in self.total.items()}
+            return True
+        self.work += len(self.total) * len(step)
+        self.steps += 1
+        self.pairs_per_step += len(step)
+        out: dict[Any, Any] = {}
+        for t, pt in self.total.items():
+            for d, pd in step.items():
+                key = t + d
+                out[key] = out.get(key, 0) + pt * pd
+            if len(out) > self.max_support:
+                self.stopped = f"the distribution of the difference has more than {self.max_support:,} values"
+                return False
+        self.total = out
+        return True
+
+    # -- floats -----------------------------------------------------------------------------
+
+    def _grid_keys(self, values: Sequence[Any]) -> Any:
+        import numpy as np
+
+        return np.rint(np.array([_float(v) for v in values], dtype=float) * self.grid).astype(np.int64)
+
+    def _to_floats(self) -> None:
+        import numpy as np
+
+        if self.keys is None:
+            if self.exact:  # carry the exact part over, rounded once
+                keys = [Fraction(k) for k in self.total]
+                self.keys = np.array([round(k * Fraction(self.grid)) for k in keys], dtype=np.int64)
+                self.probs = np.array([float(p) for p in self.total.values()], dtype=float)
+                self.keys, self.probs = _combined(self.keys, self.probs)
+            else:
+                self.keys, self.probs = np.zeros(1, dtype=np.int64), np.ones(1)
+        self.exact = False
+
+    def _float_merge(self, x: dict, y: dict) -> bool:
+        import numpy as np
+
+        xk, yk = self._grid_keys(list(x)), self._grid_keys(list(y))
+        xp = np.array([float(p) for p in x.values()])
+        yp = np.array([float(p) for p in y.values()])
+        step_k, step_p = _combined((xk[:, None] - yk[None, :]).ravel(), (xp[:, None] * yp[None, :]).ravel())
+        if len(step_k) == 1:
+            self.keys = self.keys + step_k[0]
+            return True
+        self.work += len(self.keys) * len(step_k)
+        self.steps += 1
+        self.pairs_per_step += len(step_k)
+        if self.work > FLOAT_WORK:
+            self.stopped = f"the convolution would combine more than {FLOAT_WORK:,} pairs of values"
+            return False
+        # bounded temporaries: a few million pairs at a time
+        per = max(1, 4_000_000 // len(self.keys))
+        keys, probs = np.zeros(0, dtype=np.int64), np.zeros(0)
+        for lo in range(0, len(step_k), per):
+            k = (self.keys[:, None] + step_k[None, lo : lo + per]).ravel()
+            p = (self.probs[:, None] * step_p[None, lo : lo + per]).ravel()
+            keys, probs = _combined(np.concatenate([keys, k]), np.concatenate([probs, p]))
+            if len(keys) > self.max_support:
+                self.stopped = f"the distribution of the difference has more than {self.max_support:,} values"
+                return False
+        self.keys, self.probs = keys, probs
+        return True
+
+    def p_greater(self) -> Any:
+        if self.exact:
+            return sum((p for v, p in self.total.items() if v > 0), Fraction(0))
+        return float(self.probs[self.keys > FLOAT_TIE * self.grid].sum())
 
 
-def _merge(total: Mapping[Any, Any], step: Mapping[Any, Any], rational: bool, stop: Optional[int]) -> dict[Any, Any]:
-    out: dict[Any, Any] = {}
-    for t, pt in total.items():
-        for d, pd in step.items():
-            key = t + d
-            out[key] = out.get(key, 0) + pt * pd
-            if stop is not None and len(out) >= stop:
-                return out
-    return out
+def _combined(keys: Any, probs: Any) -> tuple[Any, Any]:
+    """Equal keys merged (probabilities added), keys sorted."""
+    import numpy as np
+
+    order = np.argsort(keys, kind="stable")
+    keys, probs = keys[order], probs[order]
+    if len(keys) < 2:
+        return keys, probs
+    start = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    return keys[start], np.add.reduceat(probs, start)
 
 
 def _normal(expected: Any, variance: Any, n: int) -> float:
     """Φ(E[D]/sd(D)) for the mean difference D over *n* queries: *variance* is Σ_q var(A_q − B_q), so var(D) is that over n²."""
-    mean, var = to_float(expected), to_float(variance) / (n * n)
+    mean, var = _float(expected), _float(variance) / (n * n)
     if var <= 0:
         return 1.0 if mean > FLOAT_TIE else 0.0
     return 0.5 * math.erfc(-mean / math.sqrt(2 * var))
