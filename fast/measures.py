@@ -28,7 +28,7 @@ from tieaware.model.gains import (
 )
 from tieaware.model.errors import bad
 from tieaware.model.params import choice, cutoff, flag, relevant_total, threshold
-from tieaware.model.ranking import Groups, Ranking, groups, label
+from tieaware.model.ranking import Groups, Ranking, groups, ideal_label
 
 __all__ = ["precision", "recall", "f1", "average_precision", "reciprocal_rank", "dcg", "ndcg"]
 
@@ -414,7 +414,7 @@ def ndcg(
     exact = flag(exact, "exact")
     gs = groups(r)
     k = cutoff(k, optional=True)
-    labels = [x for g in gs for x in g] if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    labels = [x for g in gs for x in g] if ideal is None else [ideal_label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
     check_gain_domain((x for g in gs for x in g), gain)
     check_gain_domain(labels, gain, "ideal")
     if ideal is not None:

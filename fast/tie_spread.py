@@ -52,7 +52,7 @@ from tieaware.fast.variance_kernels import ap_group_variance, hits_variance_from
 from tieaware.model.gains import check_gain_domain, float_discount_function, float_gain_function, gain_function, perfect_power
 from tieaware.model.names import Measure, parse
 from tieaware.model.params import cutoff, flag, grade_ceiling, relevant_total, threshold
-from tieaware.model.ranking import Ranking, groups, label
+from tieaware.model.ranking import Ranking, groups, ideal_label
 
 __all__ = ["SpreadStats", "spread_stats", "spread_stats_many", "MAX_GROUP_SUPPORT", "SPREAD_MEASURES", "TREC_MEASURES", "NO_CONVENTION_SPREAD"]
 
@@ -98,7 +98,7 @@ def spread_stats_many(
             out[i] = trec_spread(ms[i], ranking, ideal, exact=exact, distribution=distribution)
     if len(trec) < len(ms):
         gs = groups(ranking)
-        labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+        labels = None if ideal is None else [ideal_label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
         prepared = _Prepared(gs, labels)
         for i, m in enumerate(ms):
             if out[i] is None:

@@ -175,7 +175,7 @@ def bpref(
     number = Fraction if flag(exact, "exact") else float
     t = threshold(rel)
     counts = [
-        (sum(1 for x in g if x is not None and x >= t), sum(1 for x in g if x is not None and x < t))
+        (sum(1 for x in g if x is not None and x >= t), sum(1 for x in g if x is not None and 0 <= x < t))
         for g in judged_groups(r)
     ]
     big_r = relevant_total(num_rel, sum(c[0] for c in counts))

@@ -52,7 +52,7 @@ from tieaware.fast.spread_dp import TREC_MEASURES, SpreadStats, convolve, group_
 from tieaware.fast.trec_measures import success_from
 from tieaware.model.names import Measure, parse
 from tieaware.model.params import cutoff, flag, relevant_total, threshold
-from tieaware.model.ranking import Ranking, groups, judged_groups, label
+from tieaware.model.ranking import Ranking, groups, judged_groups, judgement
 
 __all__ = ["TREC_SPREAD_MEASURES", "trec_spread", "hypergeometric"]
 
@@ -86,7 +86,7 @@ def trec_spread(
     exact = flag(exact, "exact")
     if m.name not in TREC_SPREAD_MEASURES:
         raise bad("measure", str(m), f"is not one of {', '.join(sorted(TREC_SPREAD_MEASURES))}")
-    labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    labels = None if ideal is None else [judgement(x, f"ideal[{i}]") for i, x in enumerate(ideal)]  # negatives kept: not in N
     if m.name == "Bpref":
         stats = _bpref(judged_groups(ranking), labels, threshold(m.rel), distribution)
     elif m.name == "Judged":
@@ -114,9 +114,9 @@ def _bpref(gs: Sequence[Sequence[Any]], labels: Optional[list[Fraction]], t: Fra
     from tieaware.model.params import nonrelevant_total
 
     rel = [sum(1 for x in g if x is not None and x >= t) for g in gs]
-    non = [sum(1 for x in g if x is not None and x < t) for g in gs]
+    non = [sum(1 for x in g if x is not None and 0 <= x < t) for g in gs]
     big_r = relevant_total(None if labels is None else sum(1 for x in labels if x >= t), sum(rel))
-    big_n = nonrelevant_total(None if labels is None else sum(1 for x in labels if x < t), sum(non))
+    big_n = nonrelevant_total(None if labels is None else sum(1 for x in labels if 0 <= x < t), sum(non))
     zero = Fraction(0)
     if big_r == 0:
         return SpreadStats(zero, zero, zero, {zero: Fraction(1)} if want else None)

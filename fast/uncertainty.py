@@ -35,7 +35,7 @@ from tieaware.model.gains import check_gain_domain, check_ideal
 from tieaware.model.names import Measure, parse
 from tieaware.model.params import cutoff, flag, grade_ceiling, relevant_total, threshold
 from tieaware.model.rbo_input import measure_pair
-from tieaware.model.ranking import groups, judged_groups, label
+from tieaware.model.ranking import groups, judged_groups, judgement
 
 __all__ = ["worst", "best", "variance", "distribution", "worst_ordering", "best_ordering"]
 
@@ -173,11 +173,12 @@ def _ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]], des
     if m.name not in SPREAD_MEASURES:
         raise bad("measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(SPREAD_MEASURES))}")
     cutoff(m.k, optional=True)
-    labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    raw = None if ideal is None else [judgement(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    labels = None if raw is None else [x if x >= 0 else Fraction(0) for x in raw]
     if m.name in ("Judged", "Bpref"):  # unjudged (None) below every label: it changes neither measure
         judged = judged_groups(ranking)
         if m.name == "Bpref":
-            _check_bpref(m, [x for g in judged for x in g if x is not None], labels)
+            _check_bpref(m, [x for g in judged for x in g if x is not None], raw)
         return [x for g in judged for x in sorted(g, key=lambda x: (x is not None, x or 0), reverse=descending)]
     gs = groups(ranking)
     _check(m, [x for g in gs for x in g], labels, ideal)
@@ -190,7 +191,7 @@ def _check_bpref(m: Measure, flat: list[Fraction], labels: Optional[list[Fractio
 
     t = threshold(m.rel)
     relevant_total(None if labels is None else sum(1 for x in labels if x >= t), sum(1 for x in flat if x >= t))
-    nonrelevant_total(None if labels is None else sum(1 for x in labels if x < t), sum(1 for x in flat if x < t))
+    nonrelevant_total(None if labels is None else sum(1 for x in labels if 0 <= x < t), sum(1 for x in flat if 0 <= x < t))
 
 
 def _check(m: Measure, flat: list[Fraction], labels: Optional[list[Fraction]], ideal: Any) -> None:

@@ -18,7 +18,7 @@ from tieaware.model.exact import Exact, divide, to_float
 from tieaware.model.gains import Discount, Gain, check_gain_domain, check_ideal, discounted_sum, gain_function
 from tieaware.model.errors import bad
 from tieaware.model.params import choice, cutoff, flag, relevant_total, threshold
-from tieaware.model.ranking import Ranking, flatten, groups, label
+from tieaware.model.ranking import Ranking, flatten, groups, ideal_label
 from tieaware.reference.orderings import orderings
 
 __all__ = [
@@ -237,7 +237,7 @@ def ndcg(
     """
     gs = groups(r)
     k = cutoff(k, optional=True)
-    ideal_labels = flatten(gs) if ideal is None else tuple(label(x, f"ideal[{i}]") for i, x in enumerate(ideal))
+    ideal_labels = flatten(gs) if ideal is None else tuple(ideal_label(x, f"ideal[{i}]") for i, x in enumerate(ideal))
     check_gain_domain(flatten(gs), gain)
     check_gain_domain(ideal_labels, gain, "ideal")
     if ideal is not None:

@@ -17,7 +17,8 @@ closed form.
   documents d, the sum of 1 - min(n_d, R)/min(R, N), divided by R, where n_d
   is the number of judged non-relevant documents ranked above d, R = num_rel
   and N = num_nonrel (judged non-relevant documents of the query).
-  Unjudged documents (``None``) are skipped.
+  Unjudged documents (``None``) and negative labels (in the qrels but not
+  judged, trec_eval's RELVALUE_UNJUDGED) are skipped.
 """
 
 from __future__ import annotations
@@ -79,8 +80,9 @@ def success(r: Ranking, k: int, *, rel: object = 1, exact: bool = True) -> Exact
     return value if flag(exact, "exact") else to_float(value)
 
 
-#: A sortable stand-in for an unjudged document inside the enumeration (labels are >= 0).
-_UNJUDGED = Fraction(-1)
+#: A sortable stand-in for an unjudged document inside the enumeration, below every label
+#: (a negative label is a document in the qrels that was not judged: a label, not this).
+_UNJUDGED = float("-inf")
 
 
 def _coded(r: Ranking) -> tuple[tuple[Fraction, ...], ...]:
@@ -106,10 +108,13 @@ def judged(r: Ranking, k: Optional[int] = None, *, exact: bool = True) -> Exact:
 
 
 def bpref_of(o: Sequence[Fraction], big_r: int, big_n: int, rel: Fraction) -> Fraction:
-    """trec_eval's bpref of one ordering (m_bpref.c's loop); -1 marks an unjudged document."""
+    """trec_eval's bpref of one ordering (m_bpref.c's loop); -inf marks an unjudged document.
+
+    Unjudged documents and negative labels (in the qrels, not judged) are skipped.
+    """
     nonrel, total = 0, Fraction(0)
     for x in o:
-        if x == _UNJUDGED:
+        if x == _UNJUDGED or x < 0:
             continue
         if x < rel:
             nonrel += 1

@@ -157,7 +157,6 @@ def test_help(capsys):
         (QRELS, RUN + "q2 Q0 c 3 1,5 r\n", "run.txt:7: score must be a decimal number such as 12, -0.5 or 1.5e-3, got '1,5'"),
         (QRELS, RUN + "q2 Q0 a 3 0.1 r\n", "run.txt:7: duplicate docno 'a' for query 'q2' (first on line 5)"),
         ("q1 0 a\n" + QRELS, RUN, "qrels.txt:1: expected 4 columns (qid iter docno label), got 3: 'q1 0 a'"),
-        (QRELS + "q2 0 b -1\n", RUN, "qrels.txt:6: label must be >= 0, got '-1'"),
         (QRELS + "q2 0 b R\n", RUN, "qrels.txt:6: label must be a decimal number such as 12, -0.5 or 1.5e-3, got 'R'"),
         ("q7 0 a 1\n", RUN, "run has no query that appears in the qrels (1 judged query), got ['q1', 'q2']"),
     ],

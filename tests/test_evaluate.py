@@ -160,7 +160,7 @@ def test_compute_num_rel_overrides_ideal():
         (lambda: compute("RBO", [1]), "measure cannot be computed on one run ranking (RBO compares two rankings; use `tieaware rbo`), got 'RBO'"),
         (lambda: compute("AP", [1], layer="slow"), "layer must be one of ('fast', 'reference'), got 'slow'"),
         (lambda: compute("AP", [1], exact="yes"), "exact must be True or False, got 'yes'"),
-        (lambda: compute("AP", [1], ideal=[1, -1]), "ideal[1] must be >= 0, got -1"),
+        (lambda: compute("AP", [1], ideal=[1, "x"]), "ideal[1] must be a finite decimal or p/q number, got 'x'"),
         (lambda: compute("Q@3", [1]), "measure is not a known measure"),
         (lambda: evaluate(QRELS, RUN, "AP RBO"), "measure cannot be computed on one run ranking"),
         (lambda: evaluate(QRELS, RUN, "AP", layer="slow"), "layer must be one of ('fast', 'reference'), got 'slow'"),

@@ -63,7 +63,6 @@ def test_rank_column_is_ignored_as_in_trec_eval():
     [
         (["q1 0 d1 1", "q1 0 d2"], "qrels.txt:2: expected 4 columns (qid iter docno label), got 3: 'q1 0 d2'"),
         (["q1 0 d1 1 extra"], "qrels.txt:1: expected 4 columns (qid iter docno label), got 5: 'q1 0 d1 1 extra'"),
-        (["", "q1 0 d1 -1"], "qrels.txt:2: label must be >= 0, got '-1'"),
         (["q1 0 d1 high"], "qrels.txt:1: label must be a decimal number such as 12, -0.5 or 1.5e-3, got 'high'"),
         (["q1 0 d1 nan"], "qrels.txt:1: label must be a decimal number such as 12, -0.5 or 1.5e-3, got 'nan'"),
         (["q1 0 d1 1", "q1 0 d1 2"], "qrels.txt:2: duplicate judgement of docno 'd1' for query 'q1' (first on line 1)"),

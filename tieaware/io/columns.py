@@ -273,9 +273,10 @@ class Prepared:
     qids: list[str]
     #: Query number of every row.
     query: np.ndarray
-    #: Label number of every row (into :attr:`label_values`); unjudged rows get the label 0.
+    #: Label number of every row (into :attr:`label_values`); unjudged rows and negative labels get 0.
     label: np.ndarray
-    #: The distinct labels, exact, sorted; label_values[0] is 0.
+    #: The distinct labels >= 0, exact, sorted; label_values[0] is 0.  A negative qrels label
+    #: (in the qrels, not judged) reads as 0, as in trec_eval; :attr:`negative` remembers it.
     label_values: list[Fraction]
     #: First row of every tie group (groups never span queries).
     group_start: np.ndarray
@@ -292,6 +293,11 @@ class Prepared:
     #: Whether every row's document is judged (in the qrels); None when unknown.  Judged@k and
     #: Bpref read it (an unjudged row has the label 0 like a judged non-relevant one).
     judged: Optional[np.ndarray] = None
+    #: Whether every row's qrels label is negative (in the qrels, not judged: TREC's -2); such a
+    #: row has the label 0 in :attr:`label`.  None when no label is negative.
+    negative: Optional[np.ndarray] = None
+    #: The same for every judged document (beside :attr:`judged_label`); None when none is negative.
+    judged_negative: Optional[np.ndarray] = None
 
     @property
     def rows(self) -> int:
@@ -383,22 +389,24 @@ def _key(query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
     return (query.astype(np.uint64) << np.uint64(40)) | (docno_hash >> np.uint64(24))
 
 
-def _labels(qrels: Table) -> tuple[list[Fraction], np.ndarray]:
-    """The distinct exact labels (0 first, then ascending) and every qrels row's label number."""
+def _labels(qrels: Table) -> tuple[list[Fraction], np.ndarray, Optional[np.ndarray]]:
+    """The distinct exact labels >= 0 (0 first, then ascending), every qrels row's label number,
+    and which rows have a negative label (None when none has).
+
+    A negative label (TREC Web track qrels: -2 for junk) is read as trec_eval
+    reads it: the document is in the qrels but not judged; its label number
+    is 0's (non-relevant, gain 0).
+    """
     texts, inverse = np.unique(qrels.value, return_inverse=True)
     exact = []
     for i, raw in enumerate(texts.tolist()):
         where = f"{qrels.name}:{int(qrels.line[np.argmax(inverse == i)])}"
-        value = number_text(raw.decode("utf-8"), "label", where)
-        if value < 0:
-            # trec_eval reads negative labels as non-relevant; here they are an
-            # error, because a silently ignored -1 usually hides a broken file.
-            raise TieawareError(f"{where}: label must be >= 0, got {raw.decode('utf-8')!r}")
-        exact.append(value)
-    distinct = sorted(set(exact) | {Fraction(0)})
+        exact.append(number_text(raw.decode("utf-8"), "label", where))
+    negative = np.array([v < 0 for v in exact], dtype=bool)
+    distinct = sorted({v for v in exact if v >= 0} | {Fraction(0)})
     number = {v: i for i, v in enumerate(distinct)}
-    remap = np.array([number[v] for v in exact], dtype=np.int64)
-    return distinct, remap[inverse]
+    remap = np.array([number.get(v, 0) for v in exact], dtype=np.int64)
+    return distinct, remap[inverse], (negative[inverse] if negative.any() else None)
 
 
 def _duplicates(table: Table, query: np.ndarray, what: str, docno_hash: Optional[np.ndarray] = None) -> None:
@@ -529,7 +537,7 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
     run_hash_all = _hash(run.docno, width)
     _duplicates(qrels, qrels_query, "duplicate judgement of docno {docno!r} for query {qid!r}")
     _duplicates(run, run_query_all, "duplicate docno {docno!r} for query {qid!r}", run_hash_all)
-    label_values, qrels_label = _labels(qrels)
+    label_values, qrels_label, qrels_negative = _labels(qrels)
     score_all, text_all, text_values = _scores(run)
 
     judged_names = set(qrels_names)
@@ -577,6 +585,7 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
     # labels of run rows: join on (query, docno) through 64-bit hashes, checked on the text
     label = np.zeros(n, dtype=np.int64)
     seen = np.zeros(n, dtype=bool)
+    negative = None if qrels_negative is None else np.zeros(n, dtype=bool)
     jrows = np.flatnonzero(jkeep)
     if n and len(jrows):
         jkey = _key(jq[jrows], _hash(qrels.docno[jrows], width))
@@ -590,6 +599,9 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
             docnos = run.docno[source].tolist()
             label = np.fromiter((judged.get((int(q), d), 0) for q, d in zip(query, docnos)), dtype=np.int64, count=n)
             seen = np.fromiter(((int(q), d) in judged for q, d in zip(query, docnos)), dtype=bool, count=n)
+            if qrels_negative is not None:
+                neg = {(int(q), d) for q, d, x in zip(jq[jrows], qrels.docno[jrows].tolist(), qrels_negative[jrows]) if x}
+                negative = np.fromiter(((int(q), d) in neg for q, d in zip(query, docnos)), dtype=bool, count=n)
         else:
             match = jrows[jorder[pos[hit]]]
             hit_rows = np.flatnonzero(hit)
@@ -597,10 +609,13 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
             idx = hit_rows[truly]
             label[idx] = qrels_label[match[truly]]
             seen[idx] = True
+            if negative is not None:
+                negative[idx] = qrels_negative[match[truly]]
 
     jorder2 = np.argsort(jq[jrows], kind="stable")
     judged_query = jq[jrows][jorder2]
     judged_label = qrels_label[jrows][jorder2]
+    judged_negative = None if qrels_negative is None else qrels_negative[jrows][jorder2]
 
     trec = None
     if trec_order and n:
@@ -624,6 +639,8 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
         skipped_run=[q.decode("utf-8") for q in run_names if q not in judged_names],
         skipped_qrels=[q.decode("utf-8") for q in qrels_names if q not in run_name_set],
         judged=seen,
+        negative=negative if negative is not None and negative.any() else None,
+        judged_negative=judged_negative if judged_negative is not None and judged_negative.any() else None,
     )
 
 
@@ -713,10 +730,12 @@ def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = Fals
     distinct: dict[Fraction, int] = {Fraction(0): 0}
     for q in queries:
         for x in qrels[q].values():
-            distinct.setdefault(x, 0)
+            if x >= 0:
+                distinct.setdefault(x, 0)
     label_values = sorted(distinct)
     number = {v: i for i, v in enumerate(label_values)}
-    query, label, group_start, query_start, jq, jl, seen = [], [], [], [], [], [], []
+    number_of = lambda x: number[x] if x >= 0 else 0  # noqa: E731  (a negative label reads as 0)
+    query, label, group_start, query_start, jq, jl, seen, negative, jn = [], [], [], [], [], [], [], [], []
     row = 0
     for i, q in enumerate(queries):
         judged = qrels[q]
@@ -726,12 +745,14 @@ def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = Fals
             group_start.append(row)
             for d in g:
                 x = judged.get(d)
-                label.append(0 if x is None else number[x])
+                label.append(0 if x is None else number_of(x))
                 seen.append(x is not None)
+                negative.append(x is not None and x < 0)
             row += len(g)
         query.extend([i] * (row - query_start[-1]))
         jq.extend([i] * len(judged))
-        jl.extend(number[x] for x in judged.values())
+        jl.extend(number_of(x) for x in judged.values())
+        jn.extend(x < 0 for x in judged.values())
     as_int = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
     return Prepared(
         qids=list(queries),
@@ -746,4 +767,6 @@ def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = Fals
         skipped_run=[],
         skipped_qrels=[],
         judged=np.array(seen, dtype=bool),
+        negative=np.array(negative, dtype=bool) if any(negative) else None,
+        judged_negative=np.array(jn, dtype=bool) if any(jn) else None,
     )

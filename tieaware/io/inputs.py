@@ -130,7 +130,10 @@ def _check_container(data: Any, argument: str, example: str) -> None:
 
 
 def to_qrels(data: Any) -> Qrels:
-    """Qrels in any supported shape as ``{qid: {docid: Fraction label}}``; labels must be >= 0.
+    """Qrels in any supported shape as ``{qid: {docid: Fraction label}}``.
+
+    A negative label (TREC Web track qrels label junk -2) is kept and read
+    as trec_eval reads it: in the qrels, not judged; non-relevant, gain 0.
 
     >>> to_qrels({"q1": {"d1": 2, "d2": 0}})
     {'q1': {'d1': Fraction(2, 1), 'd2': Fraction(0, 1)}}
@@ -165,7 +168,6 @@ def _native_qrels(judged: Mapping[Any, Any]) -> bool:
         type(judged) is dict
         and all(type(d) is str for d in judged)
         and all(type(v) is Fraction for v in judged.values())
-        and (not judged or min(judged.values()) >= 0)
     )
 
 
@@ -178,12 +180,9 @@ def _native_run(scored: Any) -> bool:
 
 
 def _label(value: Any, qid: str, docid: Any) -> Fraction:
-    where = f"qrels[{qid!r}][{docid!r}]"
-    label = number(value, where)
-    if label < 0:
-        # as the qrels file reader: a negative label usually hides a broken file
-        raise bad(where, value, "must be a relevance label >= 0")
-    return label
+    # A negative label is kept, as the qrels file reader keeps it: trec_eval reads it as
+    # "in the pool, not judged", non-relevant with gain 0 (tieaware.ranking).
+    return number(value, f"qrels[{qid!r}][{docid!r}]")
 
 
 def to_run(data: Any) -> Run:

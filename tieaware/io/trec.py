@@ -57,7 +57,7 @@ __all__ = [
     "read_sample",
 ]
 
-#: {qid: {docno: label}}; labels are Fractions >= 0.
+#: {qid: {docno: label}}; labels are Fractions (a negative one: judged as not judged, read as 0).
 Qrels = dict[str, dict[str, Fraction]]
 #: {qid: [(docno, score), ...]} in file order; scores are exact Fractions.
 Run = dict[str, list[tuple[str, Fraction]]]
@@ -80,12 +80,9 @@ def _lines(lines: Iterable[str]) -> Iterable[tuple[int, list[str], str]]:
 
 
 def _label(raw: str, where: str) -> Fraction:
-    value = number_text(raw, "label", where)
-    if value < 0:
-        # trec_eval reads negative labels as non-relevant; here they are an
-        # error, because a silently ignored -1 usually hides a broken file.
-        raise TieawareError(f"{where}: label must be >= 0, got {raw!r}")
-    return value
+    # A negative label (TREC Web track qrels: -2 for junk) is kept: trec_eval reads it as
+    # "in the pool, not judged", non-relevant with gain 0 (tieaware.ranking, docs/eval.md).
+    return number_text(raw, "label", where)
 
 
 def _score(raw: str, where: str) -> Fraction:
@@ -99,10 +96,13 @@ def parse_qrels(lines: Iterable[str], name: str = "<qrels>") -> Qrels:
 
     >>> parse_qrels(["q1 0 d1 2", "", "q1 0 d2 0"])
     {'q1': {'d1': Fraction(2, 1), 'd2': Fraction(0, 1)}}
-    >>> parse_qrels(["q1 0 d1 -1"], "qrels.txt")
-    Traceback (most recent call last):
-    ...
-    tieaware.model.errors.TieawareError: qrels.txt:1: label must be >= 0, got '-1'
+
+    A negative label is read as trec_eval reads it: the document is in the
+    qrels but not judged, non-relevant with gain 0 (TREC Web track qrels
+    label junk pages -2):
+
+    >>> parse_qrels(["q1 0 d1 -2"])
+    {'q1': {'d1': Fraction(-2, 1)}}
     """
     qrels: Qrels = {}
     first_seen: dict[tuple[str, str], int] = {}

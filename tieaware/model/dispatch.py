@@ -21,9 +21,11 @@ from tieaware.model.errors import bad
 from tieaware.model.exact import Exact
 from tieaware.model.names import Measure, parse
 from tieaware.model.params import flag
-from tieaware.model.ranking import Ranking, label
+from tieaware.model.ranking import Ranking, ideal_label, judgement
 
 __all__ = ["measure_value", "no_relevant", "UNJUDGED", "NOT_ON_A_RUN"]
+
+_ZERO = Fraction(0)
 
 NOT_ON_A_RUN = "cannot be computed on one run ranking (RBO compares two rankings; use `tieaware rbo`)"
 
@@ -70,15 +72,20 @@ def measure_value(
     exact = flag(exact, "exact")
     if m.name == "RBO":
         raise bad("measure", str(m), NOT_ON_A_RUN)
-    labels = None if ideal is None else [label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    raw = None if ideal is None else [judgement(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
+    labels = None if raw is None else [x if x >= 0 else _ZERO for x in raw]  # negative: in the qrels, not judged
     if num_rel is None and labels is not None:
         num_rel = sum(1 for x in labels if x >= m.rel)
     if m.norel != "0" and no_relevant(m, ranking, labels, num_rel):
         return _no_relevant_value(m.norel, exact)
-    return _value(mod, m, ranking, num_rel, labels, exact)
+    return _value(mod, m, ranking, num_rel, labels, exact, raw)
 
 
-def _value(mod: Any, m: Measure, ranking: Ranking, num_rel: Optional[int], labels: Optional[list], exact: bool) -> Exact:
+def _value(
+    mod: Any, m: Measure, ranking: Ranking, num_rel: Optional[int], labels: Optional[list], exact: bool,
+    raw: Optional[list] = None,
+) -> Exact:
+    """*raw*: the judged labels as given (a negative one: in the qrels, not judged), for Bpref's N."""
     if m.name == "P":
         return mod.precision(ranking, m.k, rel=m.rel, norm=m.norm, exact=exact)
     if m.name == "R":
@@ -107,7 +114,7 @@ def _value(mod: Any, m: Measure, ranking: Ranking, num_rel: Optional[int], label
     if m.name == "Judged":
         return mod.judged(ranking, m.k, exact=exact)  # None marks an unjudged document (see UNJUDGED)
     if m.name == "Bpref":
-        nonrel = None if labels is None else sum(1 for x in labels if x < m.rel)
+        nonrel = None if raw is None else sum(1 for x in raw if 0 <= x < m.rel)
         return mod.bpref(ranking, num_rel, nonrel, rel=m.rel, exact=exact)
     raise bad("measure", str(m), "is not evaluable on a run")  # a name added to names.MEASURES but not here
 
@@ -136,7 +143,7 @@ def no_relevant(m: Measure, ranking: Ranking, labels: Optional[Sequence[Fraction
     >>> no_relevant(parse("AP"), [[0, 0], 0]), no_relevant(parse("AP"), [0], num_rel=2), no_relevant(parse("nDCG"), [[0, 1]])
     (True, False, False)
     """
-    judged = [label(x, "ranking") for x in _flat(ranking) if x is not None] if labels is None else list(labels)
+    judged = [ideal_label(x, "ranking") for x in _flat(ranking) if x is not None] if labels is None else list(labels)
     if m.name in ("nDCG", "DCG"):
         relevant = any(x >= m.rel for x in judged) if m.binary_gain else any(x > 0 for x in judged)
     elif m.name == "ERR":

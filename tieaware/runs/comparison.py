@@ -305,13 +305,20 @@ class _Inputs:
         p, values = self.p, self.p.label_values
         first, last = int(self.starts[number]), int(self.starts[number + 1])
         labels = [values[i] for i in p.label[first:last].tolist()]
-        if self.marks:
-            labels = [x if seen else None for x, seen in zip(labels, p.judged[first:last].tolist())]
+        if self.marks:  # None for the unjudged rows, -1 for negative labels (in the qrels, not judged)
+            neg = [False] * (last - first) if p.negative is None else p.negative[first:last].tolist()
+            labels = [(_NEGATIVE if n else x) if seen else None for x, seen, n in zip(labels, p.judged[first:last].tolist(), neg)]
         gs = self.group_starts
         bounds = gs[np.searchsorted(gs, first) : np.searchsorted(gs, last) + 1].tolist()
         ranking = [labels[a - first : b - first] for a, b in zip(bounds, bounds[1:])]
-        ideal = [values[i] for i in p.judged_label[self.judged_at[number] : self.judged_at[number + 1]].tolist()]
+        lo, hi = self.judged_at[number], self.judged_at[number + 1]
+        ideal = [values[i] for i in p.judged_label[lo:hi].tolist()]
+        if p.judged_negative is not None:  # -1: not in Bpref's N
+            ideal = [_NEGATIVE if n else x for x, n in zip(ideal, p.judged_negative[lo:hi].tolist())]
         return ranking, ideal
+
+
+_NEGATIVE = Fraction(-1)
 
 
 def _spread_per_query(prepared: Any, ms: Sequence[Measure], exact: bool, layer: str, progress: bool) -> dict[str, dict[str, QueryStats]]:

@@ -88,6 +88,8 @@ def trec_eval_view(p: Prepared) -> Prepared:
         skipped_run=p.skipped_run,
         skipped_qrels=p.skipped_qrels,
         judged=None if p.judged is None else p.judged[order],
+        negative=None if p.negative is None else p.negative[order],
+        judged_negative=p.judged_negative,
     )
 
 
@@ -131,6 +133,8 @@ def chunks(p: Prepared, rows: Optional[int] = None) -> list[Prepared]:
                 skipped_run=[],
                 skipped_qrels=[],
                 judged=None if p.judged is None else p.judged[lo:hi],
+                negative=None if p.negative is None else p.negative[lo:hi],
+                judged_negative=None if p.judged_negative is None else p.judged_negative[j_lo:j_hi],
             )
         )
         first = last

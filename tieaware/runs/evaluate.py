@@ -121,16 +121,26 @@ class _Unjudged(dict):
         return dict.get(self, key)
 
 
-def _mark_unjudged(ranking: list, seen: list) -> list:
-    """*ranking* (labels and tie groups, in row order) with None where *seen* is False."""
+_NEGATIVE = Fraction(-1)
+
+
+def _mark_unjudged(ranking: list, seen: list, negative: Optional[list] = None) -> list:
+    """*ranking* (labels and tie groups, in row order) with None where *seen* is False,
+    and -1 where *negative* is True (a negative qrels label: in the qrels, not judged)."""
+
+    def mark(x: Any, i: int) -> Any:
+        if not seen[i]:
+            return None
+        return _NEGATIVE if negative is not None and negative[i] else x
+
     out: list = []
     i = 0
     for element in ranking:
         if isinstance(element, list):
-            out.append([x if seen[i + j] else None for j, x in enumerate(element)])
+            out.append([mark(x, i + j) for j, x in enumerate(element)])
             i += len(element)
         else:
-            out.append(element if seen[i] else None)
+            out.append(mark(element, i))
             i += 1
     return out
 
@@ -463,11 +473,13 @@ def _per_query(
     query_end = p.query_start.tolist()[1:] + [p.rows]
     judged_ends = np.searchsorted(p.judged_query, np.arange(len(p.qids)), side="right").tolist()
     judged = p.judged_label.tolist()
+    judged_negative = None if p.judged_negative is None else p.judged_negative.tolist()
     marks = any(m.name in UNJUDGED for m in rest)
     if marks:
         if p.judged is None:
             raise bad("measures", [str(m) for m in rest if m.name in UNJUDGED], "need to know which documents are judged")
         seen = p.judged.tolist()
+        negative = None if p.negative is None else p.negative.tolist()
         query_start_all = p.query_start.tolist()
     g, j0 = 0, 0
     for i in _progress(range(len(p.qids)), progress, tie_break, total=len(p.qids)):
@@ -478,9 +490,12 @@ def _per_query(
             ranking.append(values[labels[lo]] if hi - lo == 1 else [values[x] for x in labels[lo:hi]])
             g += 1
         ideal = [values[x] for x in judged[j0 : judged_ends[i]]]
+        if judged_negative is not None:  # -1 for a negative label: not in Bpref's N
+            ideal = [_NEGATIVE if neg else x for x, neg in zip(ideal, judged_negative[j0 : judged_ends[i]])]
         j0 = judged_ends[i]
         if marks:  # None for the unjudged rows, read by Judged and Bpref (every other measure reads 0)
-            ranking = _mark_unjudged(ranking, seen[query_start_all[i] : query_end[i]])
+            lo, hi = query_start_all[i], query_end[i]
+            ranking = _mark_unjudged(ranking, seen[lo:hi], None if negative is None else negative[lo:hi])
         try:
             for m in rest:
                 per_query[qid][str(m)] = compute(m, ranking, ideal=ideal, layer=layer, exact=exact)
