@@ -32,6 +32,26 @@ from tieaware.reference.correlation import (
     tau_ap_range,
     tau_ap_variance,
 )
+from tieaware.reference.trec_eval_measures import (
+    retrieved,
+    relevant_retrieved,
+    judged_nonrelevant,
+    set_precision,
+    set_recall,
+    set_f,
+    set_average_precision,
+    set_relative_precision,
+    utility,
+    relative_precision,
+    r_precision_multiple,
+    inferred_average_precision,
+    binary_gain,
+    normalised_gain,
+    ndcg_relevant,
+    r_ndcg,
+)
+from tieaware.reference.trec_eval_measures import eleven_point_average, interpolated_precision
+from tieaware.reference.truncation import at_depth
 
 __all__ = [
     "precision",
@@ -67,6 +87,25 @@ __all__ = [
     "success",
     "bpref",
     "judged",
+    "retrieved",
+    "relevant_retrieved",
+    "judged_nonrelevant",
+    "set_precision",
+    "set_recall",
+    "set_f",
+    "set_average_precision",
+    "set_relative_precision",
+    "utility",
+    "relative_precision",
+    "r_precision_multiple",
+    "inferred_average_precision",
+    "binary_gain",
+    "normalised_gain",
+    "ndcg_relevant",
+    "r_ndcg",
+    "interpolated_precision",
+    "eleven_point_average",
+    "at_depth",
     "ordering_limit",
     "get_ordering_limit",
 ]

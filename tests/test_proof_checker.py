@@ -23,6 +23,8 @@ from tieaware.fast import variance_kernels as fv
 from tieaware.fast.err import err_group
 from tieaware.fast.kernels import ap_group, ap_slot, expected_hits, first_relevant_step, pair_fraction, rr_group
 from tieaware.fast.trec_measures import bpref_from, capped_sum, success_from
+from tieaware import fast
+from tieaware.fast.trec_eval_measures import infap_group
 from tieaware.fast import correlation as fast_corr
 from tieaware.fast import corr_kernels as ck
 from tieaware.proofs import THEOREMS
@@ -407,6 +409,39 @@ def ap_hits_ratio_of_means(summary, k, num_rel, *, number, group, norm, pmf):
     total = fm.average_precision_from(summary, k, 1, number=number, group=group)
     hits = fm.hits_from(summary, k if k is not None else summary[-1].end)
     return number(0) if hits == 0 else total / hits
+# -- trec_eval's other families (proofs/trec_eval_families.py) --------------------------------
+
+
+def _untied(r):
+    """The ranking with its ties broken in the given order: the tie-oblivious slip."""
+    return [x for g in r for x in (g if isinstance(g, list) else [g])]
+
+
+def set_precision_at_half(r, **kw):
+    flat = _untied(r)
+    half = flat[: max(1, len(flat) // 2)]
+    return Fraction(sum(1 for x in half if x is not None and x >= 1), len(half))
+
+
+def _set_measures_with(**replaced):
+    import types
+
+    from tieaware import fast as fast_layer
+
+    return types.SimpleNamespace(**{**{n: getattr(fast_layer, n) for n in fast_layer.__all__}, **replaced})
+
+
+def iprec_relevant_first(groups, weights, **kw):
+    from tieaware.fast.interpolated import iprec_stats
+
+    return iprec_stats([(t, r, r) for t, n, r in groups], weights, **kw)  # every group's relevant documents first
+
+
+def depth_first_members(measure, r, depth):
+    from tieaware.fast.truncation import cut_groups
+
+    above, crossing, m = cut_groups(r, depth)
+    return measure([list(g) for g in above] + ([list(crossing[:m])] if crossing else []))  # the first m as listed
 
 
 WRONG = [
@@ -524,6 +559,15 @@ WRONG = [
     ("τ, τ_AP extremes", {"gain": lambda k, lead, one: ck.slot_weight(k + 1, one) + (ck.slot_weight(k, one) - ck.slot_weight(k + 1, one)) * lead}),
     ("τ, τ_AP extremes", {"tau_ap_range": lambda x, y: fast_corr.tau_ap_range(y, x)}),
     ("τ, τ_AP extremes", {"tau_range": lambda x, y: fast_corr.kendall_tau_range(x, y)._replace(min=0 * fast_corr.kendall_tau(x, y, "a"))}),
+    ("set measures", {"measures": _set_measures_with(set_precision=set_precision_at_half)}),
+    ("binG", {"compose": lambda r, num_rel, discount: fast.binary_gain(r, None, discount=discount)}),  # R ignored
+    ("binG", {"compose": lambda r, num_rel, discount: fast.binary_gain(_untied(r), num_rel, discount=discount)}),
+    ("infAP", {"group": lambda above, t, kinds, number: infap_group(above, t + 1, kinds, number=number)}),  # rank off by one
+    ("G", {"compose": lambda r, ideal, discount: fast.normalised_gain(_untied(r), ideal, discount=discount)}),
+    ("ndcg_rel", {"compose": lambda r, ideal, discount: fast.ndcg_relevant(_untied(r), ideal, discount=discount)}),
+    ("Rndcg", {"compose": lambda r, ideal, discount: fast.r_ndcg(_untied(r), ideal=ideal, discount=discount)}),
+    ("iprec", {"programme": iprec_relevant_first}),
+    ("-M mixture", {"compose": depth_first_members}),
 ]
 
 

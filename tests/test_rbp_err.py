@@ -192,7 +192,7 @@ def test_rbp_bad_p(f, p):
 def test_rbp_bad_k_and_ranking(f):
     _raises("k", 0, lambda: f([1, 0], "0.5", 0))
     _raises("ranking[0]", [], lambda: f([[]], "0.5"))
-    _raises("ranking[1]", -1, lambda: f([1, -1], "0.5"))
+    _raises("ranking[1]", "x", lambda: f([1, "x"], "0.5"))
     _raises("exact", "no", lambda: f([1], "0.5", exact="no"))
 
 

@@ -190,7 +190,7 @@ def test_rbo_points_to_the_pair_orderings(layer):
 @pytest.mark.parametrize("layer", [fast, reference])
 def test_bad_input(layer):
     with pytest.raises(TieawareError, match="ranking"):
-        layer.worst_ordering("AP", [[1, -1]])
+        layer.worst_ordering("AP", [[1, "x"]])
     with pytest.raises(TieawareError, match=r"ideal\[1\]"):
         layer.best_ordering("AP", [[1, 0]], ideal=[1, "x"])
     with pytest.raises(TieawareError, match="measure"):

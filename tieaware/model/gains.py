@@ -17,9 +17,10 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import sympy
 from sympy.core.basic import _args_sortkey
@@ -39,7 +40,12 @@ __all__ = [
     "float_discount_function",
     "discounted_sum",
     "log2_discount",
+    "log2_weighted_sum",
     "perfect_power",
+    "trec_gain_pairs",
+    "trec_level_gain",
+    "trec_ideal_gains",
+    "trec_ideal_walk",
 ]
 
 Gain = Union[str, Callable[[Fraction], Any]]
@@ -226,6 +232,166 @@ def discounted_sum(coefficients: Mapping[int, Exact], discount: Discount) -> Exa
         else:
             symbolic.append(term)
     return _combine(rational_part, symbolic)
+
+
+def log2_weighted_sum(coefficients: Mapping[Fraction, Exact]) -> Exact:
+    """Σ c_x / log2(x) exactly, over rationals x > 1: the log2 discount at a rational argument.
+
+    An integer x is the discount D(x - 1) = 1/log2(x) of :func:`discounted_sum`
+    (canonical, like terms collected); any other x gives ``log(2)/log(x)``.
+    trec_eval's binG and G divide by log2(2 + a count or a gain sum).
+
+    >>> log2_weighted_sum({Fraction(2): Fraction(1), Fraction(4): Fraction(2)})
+    Fraction(2, 1)
+    >>> log2_weighted_sum({Fraction(5, 2): Fraction(1)})
+    log(2)/log(5/2)
+    """
+    whole: dict[int, Exact] = {}
+    other: list[Any] = []
+    for x, c in coefficients.items():
+        if x <= 1:
+            raise bad("log2 argument", x, "must be > 1 (a gain sum made the log2 of G's discount 0 or negative)")
+        if x.denominator == 1:
+            j = int(x) - 1
+            whole[j] = whole.get(j, 0) + c
+        elif c != 0:
+            coeff = sympy.Rational(c.numerator, c.denominator) if isinstance(c, Fraction) else sympy.sympify(c)
+            other.append(coeff * sympy.log(2) / sympy.log(sympy.Rational(x.numerator, x.denominator)))
+    total = discounted_sum(whole, "log2")
+    if not other:
+        return total
+    head = sympy.Rational(total.numerator, total.denominator) if isinstance(total, Fraction) else total
+    return _combine(Fraction(0), [head, *other])
+
+
+def trec_gain_pairs(spec: Optional[str], argument: str = "gains") -> tuple[tuple[int, Fraction], ...]:
+    """trec_eval's ``rel_level=gain`` pairs (``-m ndcg.1=3.5,2=9``) as ((level, gain), ...).
+
+    The pairs are checked as trec_eval checks them (``get_param_pairs`` in
+    meas_init.c): comma separated, each ``name=value``; the level is the
+    leading integer of the name (trec_eval's ``atol``) and the gain an exact
+    decimal.  Levels -1 and -2 are trec_eval's codes for a document not in
+    the qrels and for a negative (not judged) label.  A level given twice is
+    refused (trec_eval would use one of them, depending on its sort).
+
+    >>> trec_gain_pairs("1=3.5,2=9.0")
+    ((1, Fraction(7, 2)), (2, Fraction(9, 1)))
+    """
+    if spec is None:
+        return ()
+    parts = spec.split(",")
+    out: list[tuple[int, Fraction]] = []
+    for part in parts:
+        name, eq, value = part.partition("=")
+        if not eq or "=" in value or not name:
+            raise bad(argument, spec, "must be rel_level=gain pairs separated by commas, such as 1=3.5,2=9")
+        found = re.match(r"\s*([+-]?\d+)", name)
+        level = int(found.group(1)) if found else 0  # atol: the leading integer, else 0
+        gain = rational(value.strip() or "0", argument)
+        if any(level == seen for seen, _ in out):
+            raise bad(argument, spec, f"gives the level {level} twice")
+        out.append((level, gain))
+    return tuple(out)
+
+
+def trec_level_gain(label: Optional[Fraction], pairs: Sequence[tuple[int, Fraction]]) -> Fraction:
+    """trec_eval's gain of a retrieved document (``get_gain``): a pair's gain for its level, else the label.
+
+    ``None`` (not in the qrels) is level -1 and a negative label level -2,
+    as trec_eval codes them; without a pair they gain 0.
+
+    >>> trec_level_gain(Fraction(2), ((1, Fraction(5)),)), trec_level_gain(Fraction(1), ((1, Fraction(5)),))
+    (Fraction(2, 1), Fraction(5, 1))
+    >>> trec_level_gain(None, ()), trec_level_gain(None, ((-1, Fraction(1, 2)),))
+    (Fraction(0, 1), Fraction(1, 2))
+    """
+    level: Fraction = Fraction(-1) if label is None else (Fraction(-2) if label < 0 else label)
+    for lv, g in pairs:
+        if lv == level:
+            return g
+    return level if level >= 0 else Fraction(0)
+
+
+def trec_ideal_gains(judged: Iterable[Optional[Fraction]], pairs: Sequence[tuple[int, Fraction]]) -> list[Fraction]:
+    """The gains of trec_eval's ideal ranking for ndcg, ndcg_rel, Rndcg and G (``setup_gains``), best first.
+
+    The levels are the judged labels >= 0 (trec_eval's 0 .. max level, a
+    level without documents included) and the pairs' levels; each gets its
+    pair's gain or its own value.  trec_eval sorts them with ``qsort`` and a
+    comparator that truncates the difference of two gains to an int, so
+    gains less than 1 apart compare equal; glibc's qsort (a merge sort for
+    arrays this small) is reproduced here, so the order is trec_eval's.  The
+    ideal takes the levels from the top, each as many times as it has
+    documents, while the gain stays > 0.
+
+    >>> trec_ideal_gains([Fraction(2), Fraction(0), Fraction(1), Fraction(2)], ())
+    [Fraction(2, 1), Fraction(2, 1), Fraction(1, 1)]
+    >>> trec_ideal_gains([Fraction(1), Fraction(2)], ((1, Fraction(5)),))
+    [Fraction(5, 1), Fraction(2, 1)]
+    """
+    return trec_ideal_walk(judged, pairs)[1]
+
+
+def trec_ideal_walk(
+    judged: Iterable[Optional[Fraction]], pairs: Sequence[tuple[int, Fraction]]
+) -> tuple[Fraction, list[Fraction], Fraction]:
+    """(the top level's gain before the walk, the ideal gains > 0, the gain the walk stops at).
+
+    Rndcg counts a boundary wherever the ideal gain changes, including from
+    the first value trec_eval holds (the top level's gain, even when that
+    level has no document) and to the value it stops at (<= 0); see
+    :func:`trec_ideal_gains`.
+
+    >>> trec_ideal_walk([Fraction(1), Fraction(0)], ())
+    (Fraction(1, 1), [Fraction(1, 1)], Fraction(0, 1))
+    """
+    counts: dict[Fraction, int] = {}
+    for x in judged:
+        if x is not None and x >= 0:
+            counts[x] = counts.get(x, 0) + 1
+    whole = [x for x in counts if x.denominator == 1]
+    top = int(max(whole)) if whole else -1
+    levels: list[Fraction] = sorted({Fraction(i) for i in range(top + 1)} | set(counts))
+    records = [[Fraction(lv), g, 0] for lv, g in pairs]  # (level, gain, count), pairs first
+    for lv in levels:
+        for rec in records:
+            if rec[0] == lv:
+                rec[2] = counts.get(lv, 0)
+                break
+        else:
+            records.append([lv, lv, counts.get(lv, 0)])
+    records = _glibc_msort(records, lambda a, b: int(a[1] - b[1]))  # (int)(gain1 - gain2), truncated
+    out: list[Fraction] = []
+    cur = len(records) - 1
+    gain = first = records[cur][1] if cur >= 0 else Fraction(0)
+    at = 0
+    while gain > 0:
+        at += 1
+        while cur >= 0 and at > records[cur][2]:
+            at = 1
+            cur -= 1
+            gain = records[cur][1] if cur >= 0 else Fraction(0)
+        if gain > 0:
+            out.append(gain)
+    return first, out, gain
+
+
+def _glibc_msort(items: list, cmp: Callable[[Any, Any], int]) -> list:
+    """glibc's qsort for small arrays (msort.c): top-down merge sort, left half n // 2, ties from the left."""
+    n = len(items)
+    if n <= 1:
+        return list(items)
+    n1 = n // 2
+    left, right = _glibc_msort(items[:n1], cmp), _glibc_msort(items[n1:], cmp)
+    out, i, j = [], 0, 0
+    while i < len(left) and j < len(right):
+        if cmp(left[i], right[j]) <= 0:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
 
 
 def _times(c: Fraction, v: Exact) -> Exact:

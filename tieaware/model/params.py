@@ -13,7 +13,7 @@ from typing import Optional
 from tieaware.model.errors import bad
 from tieaware.model.exact import rational
 
-__all__ = ["cutoff", "threshold", "relevant_total", "nonrelevant_total", "probability", "flag", "grade_ceiling", "choice"]
+__all__ = ["cutoff", "threshold", "relevant_total", "nonrelevant_total", "probability", "flag", "grade_ceiling", "choice", "trec_count"]
 
 
 def cutoff(k: object, *, optional: bool = False) -> Optional[int]:
@@ -125,3 +125,19 @@ def choice(value: object, argument: str, choices: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise bad(argument, value, f"must be one of {list(choices)}")
     return value
+
+
+def trec_count(fraction: object, total: int) -> int:
+    """trec_eval's count for a fraction of R: ``(long) (p * R + 0.9)``, in C doubles.
+
+    iprec_at_recall, 11pt_avg and Rprec_mult turn a recall level or a
+    multiple p of num_rel R into a number of documents this way
+    (m_iprec_at_recall.c, m_Rprec_mult.c), with p read by ``atof``.  The
+    double arithmetic matters: for p = 0.7 and R = 3, 0.7 * 3 + 0.9 is
+    2.9999999999999996 in doubles, so the count is 2, not 3.
+
+    >>> trec_count("0.7", 3), trec_count("0.5", 3), trec_count(0, 5), trec_count(1, 4)
+    (2, 2, 0, 4)
+    """
+    p = float(rational(fraction, "recall level"))  # atof: the correctly rounded double
+    return int(p * total + 0.9)  # C's (long): truncation toward zero

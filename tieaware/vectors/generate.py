@@ -76,8 +76,9 @@ NOTES: dict[str, str] = {
     "ManyRelevant": "More relevant documents than the cutoff k, with the ranking longer than k.",
     "HighGrade": "Grades of 3 or more occur.",
     "FractionalGrade": "A non-integer grade (1/2) occurs.",
-    "NegativeLabel": "Invalid: a negative relevance label.",
+    "NegativeLabel": "A negative label (TREC Web track qrels: -2 for junk): trec_eval reads it as in the qrels but not judged, non-relevant with gain 0.",
     "NumRelTooSmall": "Invalid: num_rel is smaller than the relevant documents retrieved.",
+    "IdealTooSmall": "Invalid: the ideal (every judged label) cannot be the ranking's: it lacks a label the ranking has.",
 }
 
 
@@ -341,7 +342,9 @@ def _checker_class_tests() -> list[dict[str, Any]]:
     return tests
 
 
-def _invalid(measure: str, r: list, flag: str, comment: str, num_rel: Optional[int] = None) -> dict[str, Any]:
+def _invalid(
+    measure: str, r: list, flag: str, comment: str, num_rel: Optional[int] = None, ideal: Optional[list] = None
+) -> dict[str, Any]:
     scores, labels = _scores(r)
     return {
         "comment": comment,
@@ -351,7 +354,7 @@ def _invalid(measure: str, r: list, flag: str, comment: str, num_rel: Optional[i
         "scores": scores,
         "labels": labels,
         "numRel": num_rel,
-        "ideal": None,
+        "ideal": ideal,
         "expected": None,
         "expectedDecimal": None,
         "expectedFloat": None,
@@ -371,6 +374,10 @@ def _valid_tests(family: Family, measure: str, main: bool) -> Iterator[dict[str,
         yield _test(measure, r, order=order)
     if not main:
         return
+    negative = _test(measure, [1, [0, -2]])  # trec_eval: in the qrels, not judged, read as 0
+    negative["flags"].append("NegativeLabel")
+    negative["comment"] += "; -2 is a judged-as-unjudged document, read as 0 (trec_eval)"
+    yield negative
     for r in ([1, [0, 1]], [[2, 0, 1], 0], [[1, 1, 0, 0]]):
         if family.num_rel:
             relevant = sum(1 for g in _groups(r) for x in g if x >= parse(measure).rel)
@@ -381,9 +388,10 @@ def _valid_tests(family: Family, measure: str, main: bool) -> Iterator[dict[str,
 
 def _invalid_tests(family: Family) -> Iterator[dict[str, Any]]:
     measure = family.main[0]
-    yield _invalid(measure, [1, [0, -1]], "NegativeLabel", "a label of -1 is not a relevance grade")
     if family.num_rel:
         yield _invalid(measure, [1, [1, 0]], "NumRelTooSmall", "num_rel 1, but 2 relevant documents were retrieved", num_rel=1)
+    if family.ideal:
+        yield _invalid(measure, [2, [0, 1]], "IdealTooSmall", "the ideal [1, 1] holds no 2, but the ranking does", ideal=[1, 1])
 
 
 def build(family: Family, progress: bool = False) -> dict[str, Any]:
@@ -409,7 +417,9 @@ def build(family: Family, progress: bool = False) -> dict[str, Any]:
             for measure in ("AP", "AP@12"):
                 tests = [t for t in _checker_class_tests() if t["measure"] == measure]
                 groups.append({"type": "TieAwareMeasureTest", "measure": measure, "tests": tests})
-        groups.append({"type": "InvalidInputTest", "measure": family.main[0], "tests": list(_invalid_tests(family))})
+        invalid = list(_invalid_tests(family))
+        if invalid:
+            groups.append({"type": "InvalidInputTest", "measure": family.main[0], "tests": invalid})
     tc_id = 0
     used: set[str] = set()
     for g in groups:

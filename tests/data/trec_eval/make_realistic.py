@@ -201,7 +201,7 @@ def inputs(directory: Path = HERE) -> tuple[Path, Path]:
 
 
 def _record(directory: Path) -> None:
-    from tieaware.trec_eval_binary import require, run, version
+    from tieaware.testing.trec_eval_binary import require, run, version
 
     exe = require()
     qrels_gz, run_gz = inputs(directory)
