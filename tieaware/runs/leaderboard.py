@@ -402,7 +402,7 @@ class _Column:
     def floats(self, which: str) -> np.ndarray:
         key = "floats " + which
         if key not in self._cache:
-            self._cache[key] = _floats(getattr(self, which), self._cache.setdefault("intervals", {}))
+            self._cache[key] = _floats(getattr(self, which))
         return self._cache[key]
 
     def varies(self) -> np.ndarray:
@@ -437,17 +437,11 @@ class _Column:
         return all(self._cache.get(("pmf", q)) is not None for q in np.flatnonzero(self.varies()))
 
 
-def _floats(values: Sequence[Any], cache: dict) -> np.ndarray:
-    """Floats of exact values; sympy values through interval arithmetic (shared sub-terms cached), not evalf."""
-    out = np.empty(len(values))
-    for i, v in enumerate(values):
-        if isinstance(v, (int, float, Fraction)):
-            out[i] = float(v)
-        else:
-            from tieaware.io.exact_print import interval
+def _floats(values: Sequence[Any]) -> np.ndarray:
+    """Floats of exact values; sympy values by interval arithmetic (:func:`tieaware.io.exact_print.nearest_float`)."""
+    from tieaware.io.exact_print import nearest_float
 
-            out[i] = float(interval(v, 96, cache).mid)
-    return out
+    return np.array([float(v) if isinstance(v, (int, float, Fraction)) else nearest_float(v) for v in values], dtype=np.float64)
 
 
 def _ranking(p: Any, number: int, marks: bool) -> tuple[list, list]:
