@@ -156,3 +156,22 @@ def test_measures_added_to_compute_fall_back_in_float_mode():
     for q in want.queries:
         for m, v in want.per_query[q].items():
             assert got.per_query[q][m] == pytest.approx(to_float(v), abs=1e-12), (q, m)
+
+
+def test_exact_path_keeps_int_labels_exact():
+    # prepare_dicts may be handed int labels (a library caller's dicts): the exact whole-run path must not
+    # divide two ints into a float (nDCG's ideal once came out as 1.0*log(2)/log(3) + 2.0).
+    import sympy
+
+    from tieaware.model.names import parse
+    from tieaware.runs.engine import ExactQueries
+
+    qrels = {"q1": {"a": 1, "b": 2}}
+    run = {"q1": [("a", Fraction(1)), ("b", Fraction(1, 2)), ("c", Fraction(1, 2))]}
+    values = ExactQueries(prepare_dicts(qrels, run, ("q1",)))
+    for name in ("nDCG", "nDCG@2", "DCG", "AP", "P@2"):
+        value = values.value(0, parse(name))
+        assert isinstance(value, Fraction) or not sympy.sympify(value).atoms(sympy.Float), (name, value)
+    from tieaware import fast
+
+    assert sympy.simplify(values.value(0, parse("nDCG")) - fast.ndcg([1, [2, 0]])) == 0

@@ -732,7 +732,8 @@ def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = Fals
         for x in qrels[q].values():
             if x >= 0:
                 distinct.setdefault(x, 0)
-    label_values = sorted(distinct)
+    # Fractions, whatever number type the dicts hold: the exact path divides by them (int / int would be a float).
+    label_values = sorted({Fraction(x) for x in distinct})
     number = {v: i for i, v in enumerate(label_values)}
     number_of = lambda x: number[x] if x >= 0 else 0  # noqa: E731  (a negative label reads as 0)
     query, label, group_start, query_start, jq, jl, seen, negative, jn = [], [], [], [], [], [], [], [], []
