@@ -74,3 +74,40 @@ def test_conformance_markdown_in_a_missing_directory_is_refused(tmp_path, capsys
     line = _one_error(capsys, "conformance")
     assert "--markdown must be in an existing directory" in line and "does not exist" in line
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(labels="graded"), "labels must be one of ['binary', 'integer']"),
+        (dict(labels=()), "labels must be a non-empty list"),
+        (dict(labels=(0, -1)), "labels"),
+        (dict(scores="round"), "scores must be 'any' or among ['positive', 'non-negative', 'integer']"),
+        (dict(max_docs=0), "max_docs must be None or an int >= 1"),
+        (dict(max_docs=True), "max_docs must be None or an int >= 1"),
+    ],
+)
+def test_check_domain_arguments_are_checked_before_any_call(options, message):
+    from tieaware import TieawareError
+    from tieaware.check import implementation, spread
+
+    calls = []
+
+    def impl(s, l):
+        calls.append(1)
+        return 0.0
+
+    with pytest.raises(TieawareError, match=message.replace("[", r"\[").replace("(", r"\(")):
+        implementation(impl, "AP", **options)
+    with pytest.raises(TieawareError):
+        spread(impl, "AP", "min", **options)
+    assert not calls
+
+
+def test_check_spread_refuses_a_statistic_and_untied(tmp_path, monkeypatch, capsys):
+    (tmp_path / "m.py").write_text("def f(s, l):\n    return 0.0\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "m:f", "AP", "--spread", "min", "--untied"]) == 2
+    assert "--untied" in _one_error(capsys, "check")
+    assert main(["check", "m:f", "AP", "--adapter", "tensors"]) == 2
+    assert "--tensor" in _one_error(capsys, "check")

@@ -55,7 +55,7 @@ def test_from_arrays_passes_one_row_2d_arrays():
         return fast.precision(from_scores(list(y_score[0]), [int(x) for x in y_true[0]]), 2, exact=False)
 
     assert implementation(adapters.from_arrays(fn, k=2), "P@2", **BUDGET).ok
-    assert seen[0] == ((1, 1), (1, 1), 2)
+    assert ((1, 1), (1, 1), 2) in seen and all(t[0] == 1 and t == s and k == 2 for t, s, k in seen)  # one row each
 
 
 SCRIPT = """
@@ -116,3 +116,107 @@ def test_adapters_refuse_non_functions():
         adapters.from_qrels_run(3)
     with pytest.raises(TieawareError, match=r"fn must be a function fn\(y_true, y_score\), got 'f'"):
         adapters.from_arrays("f")
+
+
+# -- the adapters for 1-D arrays, tensors, DataFrames, csr matrices and ranked id lists -----------------
+
+
+def _p_at_2(scores, labels):
+    return fast.precision(from_scores([float(x) for x in scores], [int(x) for x in labels]), 2, exact=False)
+
+
+def test_from_vectors_passes_1d_arrays_in_either_order():
+    import numpy as np
+
+    seen = []
+
+    def fn(a, b):
+        seen.append((a.ndim, b.ndim, a.dtype.kind))
+        return _p_at_2(a, b)
+
+    assert implementation(adapters.from_vectors(fn), "P@2", **BUDGET).ok
+    assert set(seen) == {(1, 1, "f")}
+    assert implementation(adapters.from_vectors(lambda y, s: _p_at_2(s, y), truth_first=True), "P@2", **BUDGET).ok
+    assert isinstance(adapters.from_vectors(lambda s, l: np.float32(0.5))([1.0], [1]), np.floating)
+
+
+class FakeTensor:
+    """A tensor of another library, seen only through __array__ and __dlpack__ (tieaware imports no torch)."""
+
+    def __init__(self, values):
+        import numpy as np
+
+        self.data = np.asarray(values)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def __dlpack__(self, stream=None):
+        return self.data.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.data.__dlpack_device__()
+
+
+class DLPackOnly:
+    def __init__(self, values):
+        import numpy as np
+
+        self.data = np.asarray(values)
+
+    def __dlpack__(self, stream=None):
+        return self.data.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.data.__dlpack_device__()
+
+
+@pytest.mark.parametrize("result", [FakeTensor, DLPackOnly])
+def test_from_tensors_builds_with_the_given_constructor_and_reads_a_tensor_result(result):
+    import numpy as np
+
+    def fn(preds, target):
+        assert isinstance(preds, FakeTensor) and isinstance(target, FakeTensor)
+        return result(np.float64(_p_at_2(np.asarray(preds), np.asarray(target))))
+
+    assert implementation(adapters.from_tensors(fn, FakeTensor), "P@2", **BUDGET).ok
+
+
+def test_from_dataframes_gives_recommendations_and_interactions():
+    pd = pytest.importorskip("pandas")
+    seen = []
+
+    def p_at_2(reco, inter):
+        seen.append((list(reco.columns), list(inter.columns)))
+        relevant = set(inter["item_id"])
+        return _p_at_2(list(reco["score"]), [int(i in relevant) for i in reco["item_id"]])
+
+    assert implementation(adapters.from_dataframes(p_at_2, rank="rank"), "P@2", labels="binary", **BUDGET).ok
+    assert seen[0] == (["user_id", "item_id", "score", "rank"], ["user_id", "item_id"])
+    ranks = adapters.from_dataframes(lambda reco, inter: pd.Series([list(reco["rank"])]).iloc[0], rank="rank")
+    assert ranks([2.0, 2.0, 1.0], [0, 1, 0]) == [1, 1, 3]  # tied items share a rank
+
+
+def test_from_csr_keeps_zero_scores_stored():
+    pytest.importorskip("scipy")
+
+    def p_at_2(y_true, y_pred):
+        labels = y_true.toarray()[0]
+        assert y_pred.nnz == y_pred.shape[1]  # every score stored, zeros too
+        return _p_at_2(list(y_pred.toarray()[0]), list(labels))
+
+    assert implementation(adapters.from_csr(p_at_2), "P@2", labels="binary", **BUDGET).ok
+
+
+def test_from_ranked_ids_is_checked_as_a_tie_oblivious_function():
+    def p_at_2(ranked, relevant):
+        return sum(1 for d in ranked[:2] if d in relevant) / 2
+
+    result = implementation(adapters.from_ranked_ids(p_at_2), "P@2", labels="binary", **BUDGET)
+    assert result.cause == "input_order"  # a ranked list cannot say which documents tie
+
+
+def test_a_tensor_result_of_many_numbers_is_refused():
+    impl = adapters.from_tensors(lambda s, l: FakeTensor([0.5, 0.5]), FakeTensor)
+    result = implementation(impl, "P@2", **BUDGET)
+    assert not result.ok and "one number" in result.counterexample.exception

@@ -105,3 +105,31 @@ def test_a_bad_qid_is_an_input_error(module, capsys):
     assert main(["check", "mymetrics:numeric_qid_ap", "AP", "--adapter", "qrels-run", "--qid", "a b"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and "qid must be a non-empty string" in captured.err
+
+
+def test_json_format_prints_the_stable_fields(module, capsys):
+    import json
+
+    assert main(["check", "mymetrics:stable_ap", "AP", *FAST, "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["target"] == "mymetrics:stable_ap" and data["ok"] is False and data["cause"] == "input_order"
+    assert data["convention"] == "AP" and data["conforms_as"] is None and data["precision"]["kind"] == "float64"
+    assert data["counterexample"]["labels"] == [0, 1] and data["profile"]
+
+
+def test_declared_domains_on_the_command_line(module, capsys):
+    assert main(["check", "mymetrics:tie_aware_ap", "AP", *FAST, "--labels", "binary", "--scores", "positive,integer", "--max-docs", "12"]) == 0
+    assert main(["check", "mymetrics:tie_aware_ap", "AP", *FAST, "--labels", "0,1"]) == 0
+    capsys.readouterr()
+    assert main(["check", "mymetrics:tie_aware_ap", "AP", "--scores", "round"]) == 2
+    assert "scores" in capsys.readouterr().err
+
+
+def test_spread_on_the_command_line(module, capsys):
+    (module.parent / "spreads.py").write_text(
+        "from tieaware import fast, from_scores\n"
+        "def worst_ap(s, l):\n    return float(fast.worst('AP', from_scores(s, l)))\n"
+    )
+    assert main(["check", "spreads:worst_ap", "AP", "--spread", "min", *FAST]) == 0
+    assert main(["check", "spreads:worst_ap", "AP", "--spread", "max", *FAST]) == 1
+    assert "min and max swapped" in capsys.readouterr().out

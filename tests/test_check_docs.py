@@ -24,3 +24,15 @@ def test_formula_examples_print_what_the_page_says():
             exec(compile(block, str(DOC), "exec"), namespace)
         promised = [line[2:] for line in block.splitlines() if line.startswith("# ")]
         assert out.getvalue().splitlines() == promised
+
+
+def test_the_profile_example_prints_what_the_page_says():
+    from tieaware.check import implementation
+
+    text = DOC.read_text(encoding="utf-8")
+    [code] = [b for b in _blocks() if b.startswith("def map_at_5(")]
+    namespace: dict = {}
+    exec(compile(code, str(DOC), "exec"), namespace)
+    shown = text.split("$ tieaware check recbole_like:map_at_5 AP@5\n", 1)[1].split("```", 1)[0].splitlines()
+    result = implementation(namespace["map_at_5"], "AP@5")
+    assert [f"recbole_like:map_at_5: {line}" if i == 0 else line for i, line in enumerate(str(result).splitlines())] == shown

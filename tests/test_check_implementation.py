@@ -103,25 +103,25 @@ def trec_eval_style(metric):
 # -- the battery: (measure, wrong implementation, expected diagnosis) --------
 
 WRONG = {
-    "AP ties by input order": ("AP", lambda s, l: ap_of(sort_by(s, l, stable)), "input order"),
-    "RR ties by input order": ("RR", lambda s, l: rr_of(sort_by(s, l, stable)), "input order"),
-    "nDCG@3 ties by input order": ("nDCG@3", lambda s, l: ndcg_of(sort_by(s, l, stable), 3), "input order"),
+    "AP ties by input order": ("AP", lambda s, l: ap_of(sort_by(s, l, stable)), "input_order"),
+    "RR ties by input order": ("RR", lambda s, l: rr_of(sort_by(s, l, stable)), "input_order"),
+    "nDCG@3 ties by input order": ("nDCG@3", lambda s, l: ndcg_of(sort_by(s, l, stable), 3), "input_order"),
     "AP ties by docno": ("AP", adapters.from_qrels_run(trec_eval_style(ap_of)), "docno"),
     "P@2 ties by docno": ("P@2", adapters.from_qrels_run(trec_eval_style(lambda o: p_of(o, 2))), "docno"),
     "RR ties optimistic": ("RR", lambda s, l: rr_of(sort_by(s, l, optimistic)), "optimistic"),
     "AP ties optimistic": ("AP", lambda s, l: ap_of(sort_by(s, l, optimistic)), "optimistic"),
     "P@3 ties pessimistic": ("P@3", lambda s, l: p_of(sort_by(s, l, pessimistic), 3), "pessimistic"),
-    "P@2 straddling group counted whole": ("P@2", p_whole_straddling_group(2), "cutoff straddle"),
-    "P@5 straddling group counted whole": ("P@5", p_whole_straddling_group(5), "cutoff straddle"),
+    "P@2 straddling group counted whole": ("P@2", p_whole_straddling_group(2), "cutoff_straddle"),
+    "P@5 straddling group counted whole": ("P@5", p_whole_straddling_group(5), "cutoff_straddle"),
     "AP on float32 scores": (
         "AP",
         lambda s, l: fast.average_precision(from_scores([f32(x) for x in s], l), exact=False),
-        "float32",
+        "float32_scores",
     ),
     "nDCG@3 on float32 scores": (
         "nDCG@3",
         lambda s, l: fast.ndcg(from_scores([f32(x) for x in s], l), 3, exact=False),
-        "float32",
+        "float32_scores",
     ),
     "RR on float32 scores, then ties by docno": (
         "RR",
@@ -130,13 +130,13 @@ WRONG = {
         ),
         "docno",  # the exact ties are met first, and there the docno tie-break is the whole story
     ),
-    "AP off by one": ("AP", lambda s, l: ap_of(sort_by(s, l, stable), offset=1), "untied"),
-    "RR off by one": ("RR", lambda s, l: rr_of(sort_by(s, l, stable), offset=1), "untied"),
-    "P@3 computed at k=2": ("P@3", lambda s, l: fast.precision(from_scores(s, l), 2, exact=False), "cutoff off by one"),
+    "AP off by one": ("AP", lambda s, l: ap_of(sort_by(s, l, stable), offset=1), "definition"),
+    "RR off by one": ("RR", lambda s, l: rr_of(sort_by(s, l, stable), offset=1), "definition"),
+    "P@3 computed at k=2": ("P@3", lambda s, l: fast.precision(from_scores(s, l), 2, exact=False), "cutoff_off_by_one"),
     "AP@3 computed at k=4": (
         "AP@3",
         lambda s, l: fast.average_precision(from_scores(s, l), 4, exact=False),
-        "cutoff off by one",
+        "cutoff_off_by_one",
     ),
 }
 

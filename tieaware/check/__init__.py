@@ -4,10 +4,15 @@
   tie-breaking, of a per-ordering metric?  Exact comparison; the smallest
   counterexample when it is not.
 - :func:`implementation`: does ``impl(scores, labels)`` compute the
-  tie-aware value of an ir_measures-style measure?  Counterexample, error,
-  digits of accuracy and a diagnosis of the usual causes.
+  tie-aware value of an ir_measures-style measure?  A profile: the precision
+  of its results, the convention it computes (``AP(norm=capped)@5``), its tie
+  rule, and every class of failure with its smallest counterexample, error,
+  digits of accuracy and diagnosis.
+- :func:`spread`: the same for code that computes the worst, best, variance
+  or distribution of a measure over tie-breakings.
 - :mod:`tieaware.check.adapters`: wrap code with other signatures
-  (qrels/run dicts, a command line) as ``impl(scores, labels)``.
+  (qrels/run dicts, arrays, tensors, DataFrames, csr matrices, ranked id
+  lists, a command line) as ``impl(scores, labels)``.
 
 Every verdict is deterministic: hypothesis runs derandomized, with its
 settings fixed inside the checker.
@@ -20,16 +25,23 @@ True
 from tieaware.check import adapters
 from tieaware.check.diagnose import Diagnosis
 from tieaware.check.formula import FormulaCounterexample, FormulaResult, expectation, formula
-from tieaware.check.implementation import ImplementationResult, implementation
+from tieaware.check.domain import Domain
+from tieaware.check.implementation import implementation
+from tieaware.check.result import Finding, ImplementationResult, Precision
+from tieaware.check.spread_check import spread
 from tieaware.check.verdict import Counterexample
 
 __all__ = [
     "formula",
     "implementation",
+    "spread",
     "expectation",
     "FormulaResult",
     "FormulaCounterexample",
     "ImplementationResult",
+    "Finding",
+    "Precision",
+    "Domain",
     "Counterexample",
     "Diagnosis",
     "adapters",

@@ -6,7 +6,16 @@ Adapters build what other code expects from those two lists:
 - :func:`from_qrels_run`: a function of ir_measures/pytrec_eval-style dicts
   ``qrels = {qid: {docno: label}}`` and ``run = {qid: {docno: score}}``;
 - :func:`from_arrays`: a scikit-learn-style function of 2-D arrays
-  ``fn(y_true, y_score)``;
+  ``fn(y_true, y_score)`` (one row: ``ndcg_score``, ``dcg_score``);
+- :func:`from_vectors`: a function of two 1-D arrays (``average_precision_score``);
+- :func:`from_tensors`: a function of two tensors built by the constructor you
+  pass (``torch.tensor``; tieaware never imports torch), whose result may be
+  a tensor (read through ``.item()``, ``__array__`` or DLPack);
+- :func:`from_dataframes`: a recommender-style function of a recommendations
+  DataFrame (user, item, score, optionally rank) and an interactions DataFrame;
+- :func:`from_csr`: a function of two one-row scipy csr matrices (recpack style);
+- :func:`from_ranked_ids`: a function of a ranked list of ids and the set of
+  relevant ids (ties can only be handed over in input order);
 - :func:`rbo_untied`: an RBO function of two plain lists (no ties), for
   ``RBO(...)`` checks;
 - :func:`from_command`: a command line that reads a TREC qrels file and a
@@ -33,11 +42,27 @@ import shlex
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 from tieaware.model.errors import TieawareError, bad
 
-__all__ = ["from_qrels_run", "from_arrays", "from_command", "rbo_untied", "docnos", "qrels_and_run", "trec_files", "QID", "TIMEOUT", "PREFLIGHT"]
+__all__ = [
+    "from_qrels_run",
+    "from_arrays",
+    "from_vectors",
+    "from_tensors",
+    "from_dataframes",
+    "from_csr",
+    "from_ranked_ids",
+    "from_command",
+    "rbo_untied",
+    "docnos",
+    "qrels_and_run",
+    "trec_files",
+    "QID",
+    "TIMEOUT",
+    "PREFLIGHT",
+]
 
 #: The one query every adapter evaluates.
 QID = "q1"
@@ -149,6 +174,149 @@ def from_arrays(fn: Callable[..., Any], **kwargs: Any) -> Callable[[list, list],
         return fn(np.asarray([[float(x) for x in labels]]), np.asarray([scores], dtype=float), **kwargs)
 
     impl.__name__ = getattr(fn, "__name__", "from_arrays")
+    return impl
+
+
+def _pair(scores: Any, labels: Any, truth_first: bool) -> tuple[Any, Any]:
+    return (labels, scores) if truth_first else (scores, labels)
+
+
+def from_vectors(fn: Callable[..., Any], *, truth_first: bool = False, **kwargs: Any) -> Callable[[list, list], Any]:
+    """Adapt ``fn(scores, labels, **kwargs)`` on two 1-D numpy arrays (float64 scores; labels as given).
+
+    ``truth_first=True`` passes ``fn(labels, scores)``, scikit-learn's order:
+    ``implementation(adapters.from_vectors(average_precision_score, truth_first=True), "AP", labels="binary")``.
+
+    >>> from_vectors(lambda s, l: float(s @ l))([2.0, 1.0], [0, 1])
+    1.0
+    """
+    if not callable(fn):
+        raise bad("fn", fn, "must be a function fn(scores, labels)")
+
+    def impl(scores: list, labels: list) -> Any:
+        import numpy as np  # only this adapter needs numpy
+
+        return fn(*_pair(np.asarray(scores, dtype=float), np.asarray(labels), truth_first), **kwargs)
+
+    impl.__name__ = getattr(fn, "__name__", "from_vectors")
+    return impl
+
+
+def from_tensors(fn: Callable[..., Any], tensor: Callable[[list], Any], *, truth_first: bool = False, **kwargs: Any) -> Callable[[list, list], Any]:
+    """Adapt ``fn(tensor(scores), tensor(labels), **kwargs)``: *tensor* builds the tensors (tieaware imports no tensor library).
+
+    ``implementation(adapters.from_tensors(retrieval_average_precision, torch.tensor), "AP")``; the result may be a
+    tensor of one element.  Beware: ``torch.tensor`` makes float32 scores from floats (pass
+    ``lambda x: torch.tensor(x, dtype=torch.float64)`` for doubles), and the check then reports what float32 does.
+
+    >>> import numpy as np
+    >>> from_tensors(lambda s, l: (s * l).sum(), np.asarray)([2.0, 1.0], [0, 1])
+    np.float64(1.0)
+    """
+    if not callable(fn) or not callable(tensor):
+        raise bad("fn", fn, "must be a function fn(scores, labels), with tensor a function building a tensor from a list")
+
+    def impl(scores: list, labels: list) -> Any:
+        return fn(*_pair(tensor(list(scores)), tensor(list(labels)), truth_first), **kwargs)
+
+    impl.__name__ = getattr(fn, "__name__", "from_tensors")
+    return impl
+
+
+def from_dataframes(
+    fn: Callable[[Any, Any], Any],
+    *,
+    user: str = "user_id",
+    item: str = "item_id",
+    score: Optional[str] = "score",
+    rank: Optional[str] = None,
+    label: Optional[str] = None,
+    rel: Any = 1,
+    **kwargs: Any,
+) -> Callable[[list, list], Any]:
+    """Adapt a recommender-style ``fn(recommendations, interactions, **kwargs)`` of two pandas DataFrames.
+
+    *recommendations* has one row per document (column *user* = 1, *item* =
+    its docno, *score*), and with *rank* a rank column: 1 + the number of
+    documents scored strictly higher, so tied items share a rank.
+    *interactions* has one row per relevant document (label >= *rel*), with
+    the label in column *label* when given (then every judged document is a
+    row).  ``implementation(adapters.from_dataframes(metric.calc, rank="rank"), "P@5")``.
+
+    >>> impl = from_dataframes(lambda reco, inter: len(inter) / len(reco), rank="rank")
+    >>> impl([2.0, 2.0, 1.0], [1, 0, 0])
+    0.3333333333333333
+    """
+    if not callable(fn):
+        raise bad("fn", fn, "must be a function fn(recommendations, interactions)")
+
+    def impl(scores: list, labels: list) -> Any:
+        import pandas as pd  # only this adapter needs pandas
+
+        names = docnos(len(scores))
+        reco: dict[str, list] = {user: [1] * len(scores), item: names}
+        if score is not None:
+            reco[score] = [float(s) for s in scores]
+        if rank is not None:
+            reco[rank] = [1 + sum(1 for t in scores if t > s) for s in scores]
+        if label is None:
+            chosen = [i for i, x in enumerate(labels) if x >= rel]
+            inter = {user: [1] * len(chosen), item: [names[i] for i in chosen]}
+        else:
+            inter = {user: [1] * len(labels), item: names, label: [_plain(x) for x in labels]}
+        return _single(fn(pd.DataFrame(reco), pd.DataFrame(inter), **kwargs), "result", 1)
+
+    impl.__name__ = getattr(fn, "__name__", "from_dataframes")
+    return impl
+
+
+def from_csr(fn: Callable[[Any, Any], Any], *, truth_first: bool = True, **kwargs: Any) -> Callable[[list, list], Any]:
+    """Adapt ``fn(y_true, y_pred, **kwargs)`` on one-row scipy csr matrices (recpack's ``calculate``).
+
+    Every document's score is stored, a score of 0.0 too (an explicit zero),
+    so a library that reads a stored zero as "not recommended" shows it; the
+    labels keep only the non-zero ones, as interaction matrices do.
+    ``implementation(adapters.from_csr(lambda t, p: metric.calculate(t, p) or metric.value), "P@5")``.
+
+    >>> from_csr(lambda t, p: p.nnz)([1.0, 0.0], [0, 1])
+    2
+    """
+    if not callable(fn):
+        raise bad("fn", fn, "must be a function fn(y_true, y_pred)")
+
+    def impl(scores: list, labels: list) -> Any:
+        from scipy.sparse import csr_matrix  # only this adapter needs scipy
+
+        n = len(scores)
+        pred = csr_matrix(([float(s) for s in scores], list(range(n)), [0, n]), shape=(1, n))
+        nonzero = [i for i, x in enumerate(labels) if x != 0]
+        true = csr_matrix(([float(labels[i]) for i in nonzero], nonzero, [0, len(nonzero)]), shape=(1, n))
+        return fn(*((true, pred) if truth_first else (pred, true)), **kwargs)
+
+    impl.__name__ = getattr(fn, "__name__", "from_csr")
+    return impl
+
+
+def from_ranked_ids(fn: Callable[[list, set], Any], *, rel: Any = 1, **kwargs: Any) -> Callable[[list, list], Any]:
+    """Adapt ``fn(ranked_ids, relevant_ids, **kwargs)``: docnos by descending score, and the set of relevant ones.
+
+    A ranked list cannot say which documents tie, so tied documents are
+    listed in input order (a stable sort): an implementation behind this
+    adapter is checked as a tie-oblivious one, and is expected to show
+    ``input_order``.  ``implementation(adapters.from_ranked_ids(lambda r, pos: hit(r[:5], pos)), "Success@5")``.
+
+    >>> from_ranked_ids(lambda ranked, pos: (ranked, sorted(pos)))([1.0, 2.0], [1, 0])
+    (['d001', 'd000'], ['d000'])
+    """
+    if not callable(fn):
+        raise bad("fn", fn, "must be a function fn(ranked_ids, relevant_ids)")
+
+    def impl(scores: list, labels: list) -> Any:
+        names = docnos(len(scores))
+        order = sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: ties in input order
+        return fn([names[i] for i in order], {names[i] for i, x in enumerate(labels) if x >= rel}, **kwargs)
+
+    impl.__name__ = getattr(fn, "__name__", "from_ranked_ids")
     return impl
 
 

@@ -20,7 +20,7 @@ Three sources, all deterministic:
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import nextafter
 from typing import Any, Optional
@@ -48,6 +48,9 @@ __all__ = [
     "past_cutoff",
     "unretrieved",
     "in_other_orders",
+    "plain",
+    "tie_rule_probes",
+    "RULE_SIZES",
 ]
 
 #: The gap between near-tied scores: far above double precision (2**-52 near 1)
@@ -148,22 +151,34 @@ def near_ties(max_size: int, labels: Sequence[Any], min_size: int = 1, nudge: An
     ]
 
 
-def score_classes(max_size: int, labels: Sequence[Any], min_size: int = 1) -> list[Case]:
+def score_classes(
+    max_size: int, labels: Sequence[Any], ladder: Optional[Callable[[Sequence[float]], tuple[float, ...]]] = None, min_size: int = 1
+) -> list[Case]:
     """Every tie structure of up to *max_size* documents, scored from each of :data:`LADDERS`,
     then with zero scores tied as 0.0 and -0.0; unsorted input orders follow each.
+
+    *ladder* keeps the scores of a ladder that a declared domain allows
+    (:meth:`tieaware.check.domain.Domain.ladder`); structures with more
+    groups than the scores left are skipped.
 
     >>> score_classes(2, (0, 1), min_size=2)[0].scores
     (1.0, 0.0)
     """
+    keep = ladder or tuple
     out: list[Case] = []
     structures = [r for r in all_tied_rankings_upto(max_size, labels) if min_size <= _size(r)]
-    for ladder in LADDERS.values():
+    for values in LADDERS.values():
+        kept = keep(values)
         for r in structures:
-            out += in_other_orders(_case(r, False, ladder))
-    for r in structures:  # a tie group at score 0 with -0.0 among its members
-        case = _case(r, False, LADDERS["zero and negative"][1:], signed_zero=True)
-        if any(str(s) == "-0.0" for s in case.scores):
-            out += in_other_orders(case)
+            if len(_groups_of(r)) <= len(kept):
+                out += in_other_orders(_case(r, False, kept))
+    zero = keep(LADDERS["zero and negative"][1:])
+    if keep((-0.0,)) and zero and zero[0] == 0.0:
+        for r in structures:  # a tie group at score 0 with -0.0 among its members
+            if len(_groups_of(r)) <= len(zero):
+                case = _case(r, False, zero, signed_zero=True)
+                if any(str(s) == "-0.0" for s in case.scores):
+                    out += in_other_orders(case)
     return out
 
 
@@ -190,13 +205,14 @@ def larger_grades(max_size: int, labels: Sequence[Any], extra: Sequence[Any]) ->
 
 
 def large_groups(k: Optional[int], labels: Sequence[Any]) -> list[Case]:
-    """A few structured rankings with tie groups of 10 to 16 documents, alone, behind others, and across k.
+    """A few structured rankings with tie groups of 10 to 64 documents, alone, behind others, and across k.
 
     The checker takes their expected values from the closed forms (the reference would enumerate
-    10! orderings and more); the differential tests prove the two layers equal.
+    10! orderings and more); the differential tests prove the two layers equal.  Groups of 17, 33
+    and 64 pass the sizes where sorts change method (insertion sort up to 16, partitioning beyond).
 
     >>> [len(c.scores) for c in large_groups(None, (0, 1, 2))]
-    [10, 12, 13, 16]
+    [10, 12, 13, 16, 17, 35, 64]
     """
     top = max(labels, key=lambda x: label(x))
     ones = [x for x in labels if label(x) >= 1] or [top]
@@ -206,12 +222,65 @@ def large_groups(k: Optional[int], labels: Sequence[Any]) -> list[Case]:
         [top, labels[0], mixed(10)],
         [mixed(12), top],
         [labels[0], [top] * 5 + [labels[0]] * 10],
+        [mixed(17)],
+        [top, labels[0], mixed(33)],
+        [mixed(64)],
     ]
     if k is not None and k >= 2:  # a large group straddling the cutoff, and one right after it
         before = [labels[i % len(labels)] for i in range(max(k - 4, 0))]
         shapes.append(before + [mixed(10)])
         shapes.append([top] * k + [mixed(10)])
     return [_case(r, False) for r in shapes]
+
+
+#: Tie group sizes a tie rule must hold at before it is named: past insertion sort's 16,
+#: partitioning thresholds and SIMD sorts' block sizes, up to 65.
+RULE_SIZES = (5, 8, 16, 17, 24, 32, 33, 48, 64, 65)
+
+
+def tie_rule_probes(k: Optional[int], labels: Sequence[Any], sizes: Sequence[int] = RULE_SIZES) -> list[Case]:
+    """Inputs that confirm a tie rule: one tie group of each size (alone, and between two untied
+    documents), in the order listed and reversed; and ties of 2 and 3 documents inside rankings
+    of 40 and 200 otherwise distinct scores, in shuffled input orders (seeded).
+
+    The relevant documents sit at scattered places of each group and just above the cutoff, so
+    that any two orders of the group give different values.
+
+    >>> [len(c.scores) for c in tie_rule_probes(5, (0, 1), sizes=(5,))][:4]
+    [5, 5, 7, 7]
+    """
+    import random
+
+    top = max(labels, key=lambda x: label(x))
+    low = labels[0]
+    out: list[Case] = []
+    for g in sizes:
+        # relevant at 1, then every 3rd from the middle, and the last: orders differ in every window
+        group = [top if (i == 1 or i == g - 1 or (i >= g // 2 and i % 3 == 0)) else low for i in range(g)]
+        for r in ([group], [top, group, low]):
+            out += in_other_orders(_case(r, False))
+    rng = random.Random(20)  # fixed: the same probes every run
+    where = k if k is not None else 2  # the tie straddles the cutoff (or sits near the top)
+    for length in (40, 200):
+        for tie in (2, 3):
+            ranks = [low] * (where - 1) + [[top] + [low] * (tie - 1)] + [top if i % 7 == 3 else low for i in range(length - where - tie + 1)]
+            case = _case(ranks, False)
+            for _ in range(3):
+                order = list(range(len(case.scores)))
+                rng.shuffle(order)
+                out.append(case.permuted(order))
+    return out
+
+
+def plain(case: Case) -> Case:
+    """*case* with plain scores (n, n-1, ..., 1 by rank, equal scores still equal), in the same input order.
+
+    >>> plain(Case((0.0, -1.0, 0.0), (1, 0, 0))).scores
+    (2.0, 1.0, 2.0)
+    """
+    levels = sorted(set(case.scores), reverse=True)
+    score = {s: float(len(levels) - i) for i, s in enumerate(levels)}
+    return Case(tuple(score[s] for s in case.scores), case.labels, case.num_rel)
 
 
 def past_cutoff(k: int, labels: Sequence[Any]) -> list[Case]:
@@ -259,20 +328,31 @@ def untied(case: Case) -> bool:
 
 
 @st.composite
-def drawn(draw: Any, labels: Sequence[Any], min_size: int, max_size: int, ties: bool = True, rel: Optional[Any] = None) -> Case:
+def drawn(
+    draw: Any,
+    labels: Sequence[Any],
+    min_size: int,
+    max_size: int,
+    ties: bool = True,
+    rel: Optional[Any] = None,
+    ladder_filter: Optional[Callable[[Sequence[float]], tuple[float, ...]]] = None,
+) -> Case:
     """A tied ranking, maybe near-tied, maybe scored from a ladder, in a shuffled input order;
     shrinks to short, exact, plainly scored and unshuffled.
 
     With ``ties=False``, an untied ranking (distinct scores) in a shuffled input order.
     With a relevance threshold *rel*, sometimes 1 to 3 judged relevant documents are not retrieved (num_rel).
+    *ladder_filter* (a declared score domain) keeps only the ladders, and the near-ties, it allows whole.
     """
+    keep = ladder_filter or tuple
     label_strategy = st.sampled_from(list(labels))
     if ties:
         r = draw(tied_rankings(min_size=min_size, max_size=max_size, label_strategy=label_strategy))
     else:
         r = draw(st.lists(label_strategy, min_size=min_size, max_size=max_size))
-    nudge = draw(st.sampled_from([False, NUDGE, ULP])) if ties else False
-    ladder = draw(st.sampled_from([None, *LADDERS.values()]))
+    fractional = len(keep((1.5,))) == 1  # near-ties need scores between the integers
+    nudge = draw(st.sampled_from([False, NUDGE, ULP] if fractional else [False])) if ties else False
+    ladder = draw(st.sampled_from([None, *(v for v in LADDERS.values() if len(keep(v)) == len(v))]))
     if ladder is not None and len(ladder) < len(r):
         ladder = None
     case = _case(r, nudge if ladder is None else False, ladder)

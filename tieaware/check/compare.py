@@ -53,7 +53,9 @@ def _is_sympy(value: object) -> bool:
 def as_number(value: object, argument: str) -> Any:
     """*value* as a Fraction, a sympy value or a float; anything else is refused.
 
-    numpy scalars become their Python counterparts.
+    numpy scalars become their Python counterparts; a one-element array or
+    tensor (anything with ``.item()``, ``__array__`` or ``__dlpack__``) its
+    number, without importing its library.
 
     >>> as_number(Fraction(1, 2), "got"), as_number(2, "got")
     (Fraction(1, 2), Fraction(2, 1))
@@ -68,6 +70,16 @@ def as_number(value: object, argument: str) -> Any:
         return float(value)
     if hasattr(value, "item") and getattr(value, "shape", None) in ((), (1,), (1, 1)):
         return as_number(value.reshape(-1)[0].item() if value.shape else value.item(), argument)
+    if hasattr(value, "__array__") or hasattr(value, "__dlpack__"):  # a tensor of another library, read without importing it
+        import numpy as np
+
+        try:
+            array = np.asarray(value) if hasattr(value, "__array__") else np.from_dlpack(value)
+        except (TypeError, ValueError, RuntimeError, BufferError):
+            raise bad(argument, value, "must be a number, or a tensor numpy can read (__array__ or DLPack)") from None
+        if array.size == 1:
+            return as_number(array.reshape(-1)[0].item(), argument)
+        raise bad(argument, value, f"must hold one number, not {array.size}")
     raise bad(argument, value, "must be a number (int, float, Fraction or sympy)")
 
 

@@ -261,7 +261,7 @@ def _cause(row: Row) -> str:
     if row.result.counterexample is not None and row.result.counterexample.exception is not None:
         return "raises on this input"
     if _varies(row):
-        return "arbitrary order"
+        return "arbitrary_order"
     return "no usual cause fits" if row.result.diagnosis is None else row.result.diagnosis.cause
 
 

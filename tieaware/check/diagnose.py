@@ -2,36 +2,42 @@
 
 A cause *explains* the failure when the value it predicts equals what the
 implementation returned, not only on the counterexample but also on the same
-documents handed over in other input orders (the probes).  The probes are
-what tell "ties broken by input order" from "ties broken pessimistically":
-the two agree on one input order, rarely on all of them.
+documents handed over in other input orders and on independent probes chosen
+so that a wrong cause would show.  Every probe stays inside the declared
+domain (:mod:`tieaware.check.domain`).  Causes are stable identifiers
+(:data:`tieaware.check.result.CAUSES`); in the order they are tried:
 
-Causes, in the order they are tried:
-
-``input order`` / ``docno`` / ``optimistic`` / ``pessimistic``
+``ignores_num_rel``
+    (3-argument form) the value is the one normalised by the relevant documents retrieved.
+``input_order`` / ``docno`` / ``optimistic`` / ``pessimistic``
     the implementation breaks ties (stable sort on score; reverse input
     order, which is trec_eval's docno-descending rule with docnos given in
     input order; relevant first; non-relevant first) and computes the
-    ordinary measure.
-``arbitrary order``
-    the answers are tie-broken values (each equals the ordinary measure on
-    some ordering of the tied documents) but no single named rule explains
-    every probe: an unstable sort (numpy's argsort on AVX-512 CPUs, numba
-    sorts) or a hash order.  The order may differ between machines, so
-    nothing more specific is claimed.
-``one threshold`` (AP only)
+    ordinary measure.  A rule is named only after it also holds on tie
+    groups of 5 to 65 documents and on ties inside rankings of 40 and 200
+    documents (:func:`confirm_rule`); otherwise the answer is ``arbitrary_order``.
+``one_threshold`` (AP only)
     each tie group is one threshold of a precision-recall curve, as in
     scikit-learn's ``average_precision_score``.
-``float32``
-    scores pass through float32, so near-equal scores become ties.
-``cutoff off by one``
-    the value is the tie-aware one at k - 1 or k + 1.
-``untied``
-    wrong on a ranking without ties: the ordinary definition differs
-    (an off-by-one rank, another num_rel or gain convention, ...).
-``cutoff straddle``
-    right on every tied input whose tie groups all sit on one side of
-    the cutoff, wrong when one straddles it.
+``arbitrary_order``
+    the answers are tie-broken values (each equals the ordinary measure on
+    some ordering of the tied documents) but no single fixed rule explains
+    every probe, at every group size: an unstable sort (numpy's, numba's,
+    torch's), whose order can differ between machines, group sizes and
+    ranking lengths.
+``tolerance`` / ``float32_scores``
+    scores closer than a tolerance tie; scores pass through float32.
+``assumes_sorted``
+    the documents are taken in the order given.
+``cutoff_straddle`` / ``cutoff_off_by_one``
+    a tie group across k is mishandled; the value is the one at k ± 1.
+``score_values``
+    wrong on an untied input whose plain-scored twin (the same order, scores
+    n, n-1, ..., 1) is right: zero or negative scores dropped, an overflow.
+``definition``
+    wrong on a plainly scored ranking without ties: the ordinary definition
+    differs.  :func:`tieaware.check.implementation` then searches the known
+    conventions (:mod:`tieaware.check.convention`) before calling it a bug.
 """
 
 from __future__ import annotations
@@ -40,17 +46,20 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from tieaware.check.cases import Case, at_cutoff, exhaustive, float32, past_cutoff
+from tieaware.check.cases import Case, at_cutoff, exhaustive, float32, past_cutoff, plain, tie_rule_probes
 from tieaware.check.compare import exact_equal
 from tieaware.check.oracle import TIE_BREAKS, straddles
+from tieaware.check.result import CAUSES
 from tieaware.check.verdict import Counterexample, Judge
 from tieaware.model.ranking import label
 
-__all__ = ["Diagnosis", "diagnose", "probes", "ARBITRARY", "TIE_BROKEN_CAUSES"]
+__all__ = ["Diagnosis", "diagnose", "probes", "confirm_rule", "ARBITRARY", "TIE_BROKEN_CAUSES", "RULES"]
 
 PROBES = 12
 #: The causes that say "ties are broken, not averaged": the named rules and "arbitrary order".
-TIE_BROKEN_CAUSES = ("input order", "docno", "optimistic", "pessimistic", "arbitrary order")
+TIE_BROKEN_CAUSES = ("input_order", "docno", "optimistic", "pessimistic", "arbitrary_order")
+#: Causes that name a fixed tie rule, confirmed on large groups before they are named.
+RULES = ("input_order", "docno", "optimistic", "pessimistic", "one_threshold")
 STRADDLE_CASES = 300
 #: Tied rankings of up to this many documents also have to fit a tie-break diagnosis.
 TIED_PROBE_SIZE = 3
@@ -58,17 +67,24 @@ TIED_PROBE_SIZE = 3
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """A cause that explains the counterexample, and what it means."""
+    """A cause (an identifier of :data:`~tieaware.check.result.CAUSES`) that explains the counterexample."""
 
     cause: str
     explanation: str
+    #: True when the behaviour can differ between machines (an unstable sort's tie order).
+    machine_dependent: bool = False
+
+    @property
+    def title(self) -> str:
+        """The cause's short human name, e.g. ``input order``."""
+        return CAUSES.get(self.cause, self.cause)
 
     def __str__(self) -> str:
-        return f"{self.cause}: {self.explanation}"
+        return f"{self.title}: {self.explanation}"
 
 
 _TIE_BREAK_TEXT = {
-    "input order": "ties are broken by input order (a stable sort on score), not averaged",
+    "input_order": "ties are broken by input order (a stable sort on score), not averaged",
     "docno": (
         "ties are broken in reverse input order, not averaged: trec_eval's rule (docno descending) "
         "when docnos follow the input order, as the adapters name them"
@@ -77,10 +93,10 @@ _TIE_BREAK_TEXT = {
     "pessimistic": "ties are broken pessimistically (non-relevant documents first), not averaged",
 }
 
-#: The cause named when answers are tie-broken but no fixed rule explains them all.
+#: The explanation when answers are tie-broken but no fixed rule explains them all.
 ARBITRARY = (
     "ties are broken, not averaged, and no single fixed rule explains every probe "
-    "(an unstable sort: the order can differ between machines)"
+    "(an unstable sort: the order can differ between machines, group sizes and ranking lengths)"
 )
 
 _ONE_THRESHOLD = (
@@ -107,16 +123,24 @@ def probes(case: Case, count: int = PROBES) -> list[Case]:
     return [case.permuted(o) for o in dict.fromkeys(orders)]
 
 
-def _tied_probes(labels: tuple[Any, ...], k: Optional[int]) -> list[Case]:
+def _kept(judge: Judge, cases: list[Case]) -> list[Case]:
+    """The cases inside the judge's declared domain."""
+    return [c for c in cases if judge.admits(c)]
+
+
+def _tied_probes(judge: Judge, labels: tuple[Any, ...], k: Optional[int]) -> list[Case]:
     """Small tied rankings, also around the cutoff, in two input orders: they tell tie-breaks from other causes."""
     small = exhaustive(TIED_PROBE_SIZE, labels)
     if k is not None and k >= TIED_PROBE_SIZE:
         small += at_cutoff(k, TIED_PROBE_SIZE, labels)
     tied = [c for c in small if _has_ties(c.scores)]
-    return tied + [c.permuted(range(len(c.scores) - 1, -1, -1)) for c in tied]
+    return _kept(judge, tied + [c.permuted(range(len(c.scores) - 1, -1, -1)) for c in tied])
 
 
 def _explains(judge: Judge, cases: list[Case], predict: Callable[[Case], Any]) -> bool:
+    cases = _kept(judge, cases)
+    if not cases:
+        return False
     for case in cases:
         got, exception = judge.run(case)
         if exception is not None or not judge.close(got, predict(case)):
@@ -128,37 +152,29 @@ def _has_ties(scores: tuple[float, ...]) -> bool:
     return len(set(scores)) < len(scores)
 
 
-def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...]) -> Optional[Diagnosis]:
+def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...], confirm: bool = True) -> Optional[Diagnosis]:
     """The first usual cause that explains *cex*, or None when none fits (or the code raised).
 
     Every cause is confirmed on probes beyond the counterexample (other input
     orders, other small rankings, gap ladders) before it is named, so one
-    coincidence cannot name it.
+    coincidence cannot name it; a tie rule is also confirmed on large groups
+    (*confirm*, see :func:`confirm_rule`).
     """
     if cex.exception is not None:
         return None
     oracle = judge.oracle
     case = cex.case
-    cases = probes(case)
+    cases = _kept(judge, probes(case))
     if case.num_rel is not None:
         found = _ignores_num_rel(judge, cases)
         if found is not None:
             return found
     if _has_ties(case.scores):
-        others = _tied_probes(labels, oracle.measure.k)
-        for name, text in _TIE_BREAK_TEXT.items():
-            predict = lambda c, name=name: oracle.broken(c, name)  # noqa: E731
-            # The counterexample's own probes first (cheap), then other tied
-            # rankings: a tie-break that is the cause explains every one.
-            if _explains(judge, cases, predict) and _explains(judge, others, predict):
-                return Diagnosis(name, text)
-        if oracle.measure.name == "AP" and oracle.measure.k is None:
-            if _explains(judge, cases, oracle.one_threshold) and _explains(judge, others, oracle.one_threshold):
-                return Diagnosis("one threshold", _ONE_THRESHOLD)
-        if _tie_broken_everywhere(judge, cases + others):
-            return Diagnosis("arbitrary order", ARBITRARY)
+        found = _tie_rule(judge, cases, labels, confirm)
+        if found is not None:
+            return found
     if _close_scores(case.scores):
-        found = _by_tolerance(judge, cases)
+        found = _by_tolerance(judge, cases, labels)
         if found is not None:
             return found
     rounded = tuple(float32(s) for s in case.scores)
@@ -167,30 +183,82 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...]) -> Opti
             found = _float32(judge, cases)  # float32 underflow: tiny scores tie
             if found is not None:
                 return found
-    if _assumes_sorted(judge, cases, labels):
+    if _assumes_sorted(judge, cases):
         return Diagnosis(
-            "assumes sorted input",
+            "assumes_sorted",
             "the documents are taken in the order given, not sorted by score: right only when the input is "
             "already sorted by descending score",
         )
     k = oracle.measure.k
     if k is not None and straddles(case, k) and _right_unless_straddling(judge, len(case.scores), labels):
         return Diagnosis(
-            "cutoff straddle",
+            "cutoff_straddle",
             f"right whenever every tie group lies wholly above or below rank {k}, wrong when a tie group straddles it",
         )
     if k is not None:
-        independent = _cutoff_probes(labels, k)
+        independent = _kept(judge, _cutoff_probes(labels, k))
         for other in (k - 1, k + 1):
             predict = lambda c, other=other: oracle.expected(c, other)  # noqa: E731
             if other >= 1 and _explains(judge, cases, predict) and _discriminating(judge, independent, predict):
-                return Diagnosis("cutoff off by one", f"the value is the tie-aware value at k={other}, not k={k}")
+                return Diagnosis("cutoff_off_by_one", f"the value is the tie-aware value at k={other}, not k={k}")
     if not _has_ties(rounded):
+        twin = plain(case)
+        if twin != case and judge.admits(twin) and judge.check(twin, "probe") is None:
+            return Diagnosis(
+                "score_values",
+                f"wrong on these scores but right on the same ranking scored plainly ({list(twin.scores)}): the value "
+                "depends on the scores' values, not only their order (zero or negative scores dropped, an overflow)",
+            )
         return Diagnosis(
-            "untied",
+            "definition",
             "wrong on a ranking without ties, so not a tie problem: the ordinary definition differs "
             "(an off-by-one rank or cutoff, another num_rel, gain or normalisation convention)",
         )
+    return None
+
+
+def _tie_rule(judge: Judge, cases: list[Case], labels: tuple[Any, ...], confirm: bool) -> Optional[Diagnosis]:
+    """A tie-break that explains the counterexample's probes and small tied rankings, confirmed on large groups."""
+    oracle = judge.oracle
+    others = _tied_probes(judge, labels, oracle.measure.k)
+    named: list[tuple[str, str, Callable[[Case], Any]]] = [
+        (name, text, lambda c, name=name: oracle.broken(c, name)) for name, text in _TIE_BREAK_TEXT.items()
+    ]
+    if oracle.measure.name == "AP" and oracle.measure.k is None:
+        named.append(("one_threshold", _ONE_THRESHOLD, oracle.one_threshold))
+    for name, text, predict in named:
+        # The counterexample's own probes first (cheap), then other tied rankings.
+        if _explains(judge, cases, predict) and _explains(judge, others, predict):
+            if not confirm:
+                return Diagnosis(name, text)
+            failed_at = confirm_rule(judge, predict, labels)
+            if failed_at is None:
+                return Diagnosis(name, text)
+            title = CAUSES[name]
+            return Diagnosis(
+                "arbitrary_order",
+                f"{_TIE_BREAK_TEXT[name].split(',')[0]} on small groups, but not at {failed_at}: ties are broken by an "
+                f"unstable sort, whose order can differ between machines, group sizes and ranking lengths "
+                f"(so no rule is named; {title} holds only for small inputs)",
+                machine_dependent=True,
+            )
+    if _tie_broken_everywhere(judge, cases + others):
+        return Diagnosis("arbitrary_order", ARBITRARY, machine_dependent=True)
+    return None
+
+
+def confirm_rule(judge: Judge, predict: Callable[[Case], Any], labels: tuple[Any, ...]) -> Optional[str]:
+    """None when *predict* (a tie rule) also explains every large-group probe inside the domain;
+    else where it first fails ("a tie group of 17 documents", "a tie inside 200 documents").
+    """
+    for case in _kept(judge, tie_rule_probes(judge.oracle.measure.k, labels)):
+        got, exception = judge.run(case)
+        if exception is not None or not judge.close(got, predict(case)):
+            groups = sorted({case.scores.count(s) for s in case.scores if case.scores.count(s) > 1})
+            n = len(case.scores)
+            if groups and max(groups) <= 3 and n >= 40:
+                return f"a tie of {max(groups)} inside a ranking of {n} documents"
+            return f"a tie group of {max(groups or [n])} documents"
     return None
 
 
@@ -202,20 +270,32 @@ def _cutoff_probes(labels: tuple[Any, ...], k: int) -> list[Case]:
 
 def _discriminating(judge: Judge, cases: list[Case], predict: Callable[[Case], Any]) -> bool:
     """*predict* explains every case, and on some of them it differs from the right value: real evidence."""
-    evidence = any(not exact_equal(predict(c), judge.oracle.expected(c)) for c in cases)
+    cases = _kept(judge, cases)
+    evidence = any(not _same(predict(c), judge.oracle.expected(c)) for c in cases)
     return evidence and _explains(judge, cases, predict)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    try:
+        return exact_equal(a, b)
+    except TypeError:
+        return False
 
 
 def _ignores_num_rel(judge: Judge, cases: list[Case]) -> Optional[Diagnosis]:
     """The value is the one with num_rel = the relevant documents retrieved: unretrieved ones are ignored."""
-    plain = [Case(c.scores, c.labels, None) for c in cases]
-    pairs = list(zip(cases, plain))
+    plain_cases = [Case(c.scores, c.labels, None) for c in cases]
+    pairs = list(zip(cases, plain_cases))
+    if not pairs:
+        return None
     for with_num_rel, without in pairs:
         got, exception = judge.run(with_num_rel)
         if exception is not None or not judge.close(got, judge.oracle.expected(without)):
             return None
     return Diagnosis(
-        "ignores num_rel",
+        "ignores_num_rel",
         "normalised by the relevant documents retrieved, not by every judged relevant document (num_rel): "
         "unretrieved relevant documents are ignored",
     )
@@ -236,7 +316,7 @@ def _in_input_order(case: Case, grouped: bool) -> list:
     return out
 
 
-def _assumes_sorted(judge: Judge, cases: list[Case], labels: tuple[Any, ...]) -> bool:
+def _assumes_sorted(judge: Judge, cases: list[Case]) -> bool:
     """The value is the measure of the documents in the order given, whatever their scores."""
     unsorted = [c for c in cases if list(c.scores) != sorted(c.scores, reverse=True)]
     if not unsorted:
@@ -245,8 +325,6 @@ def _assumes_sorted(judge: Judge, cases: list[Case], labels: tuple[Any, ...]) ->
     n, ls = len(cases[0].scores), cases[0].labels
     ascending = tuple(float(i + 1) for i in range(n))
     unsorted += [Case(ascending, ls[r:] + ls[:r], cases[0].num_rel) for r in range(n)]
-    if not unsorted:
-        return False
     for grouped in (False, True):
         if _discriminating(judge, unsorted, lambda c, g=grouped: judge.oracle.value(_in_input_order(c, g), None, c.num_rel)):
             return True
@@ -265,32 +343,29 @@ GAPS = tuple(2.0**-e for e in range(1, 53))
 FLOAT32_SPLIT = (1.0 - 2.0**-25 + 2.0**-40, 1.0 - 2.0**-25 - 2.0**-40)
 
 
-def _pair_probe(k: Optional[int], high: float, low: float) -> tuple[Case, Case]:
-    """A relevant document scored *low* handed over before a non-relevant one scored *high*, at rank k.
-
-    Returns the case and the same documents with the two scores made equal.
-    """
+def _pair_probe(k: Optional[int], high: float, low: float, labels: tuple[Any, ...]) -> Case:
+    """A relevant document scored *low* handed over before a non-relevant one scored *high*, at rank k."""
     before = max((k or 1) - 1, 0)
+    top = max(labels, key=lambda x: label(x))
     scores = tuple(100.0 + before - i for i in range(before))
-    labels = (0,) * before
-    case = Case(scores + (low, high), labels + (1, 0))
-    tied = Case(scores + (low, low), labels + (1, 0))
-    return case, tied
+    return Case(scores + (low, high), (labels[0],) * before + (top, labels[0]))
 
 
-def _treated_as_tied(judge: Judge, high: float, low: float) -> Optional[bool]:
+def _treated_as_tied(judge: Judge, high: float, low: float, labels: tuple[Any, ...]) -> Optional[bool]:
     """Does *impl* give something other than the untied value when *high* and *low* are near?  None: it raised."""
-    case, _ = _pair_probe(judge.oracle.measure.k, high, low)
+    case = _pair_probe(judge.oracle.measure.k, high, low, labels)
+    if not judge.admits(case):
+        return None
     got, exception = judge.run(case)
     if exception is not None:
         return None
     return not judge.close(got, judge.oracle.expected(case))
 
 
-def _by_tolerance(judge: Judge, cases: list[Case]) -> Optional[Diagnosis]:
+def _by_tolerance(judge: Judge, cases: list[Case], labels: tuple[Any, ...]) -> Optional[Diagnosis]:
     """float32 rounding, or equality up to a tolerance, estimated on a ladder of gaps above 1.0."""
-    pattern = [_treated_as_tied(judge, 1.0 + g, 1.0) for g in GAPS]
-    split = _treated_as_tied(judge, *FLOAT32_SPLIT)
+    pattern = [_treated_as_tied(judge, 1.0 + g, 1.0, labels) for g in GAPS]
+    split = _treated_as_tied(judge, *FLOAT32_SPLIT, labels)
     if None in pattern or split is None or not any(pattern):
         return None
     f32 = [float32(1.0 + g) == 1.0 for g in GAPS]
@@ -301,7 +376,7 @@ def _by_tolerance(judge: Judge, cases: list[Case]) -> Optional[Diagnosis]:
         tied, untied = GAPS[first], GAPS[first - 1] if first else None
         where = f"at most {untied:.2g}" if untied is not None else "of any size"
         return Diagnosis(
-            "ties by tolerance",
+            "tolerance",
             f"scores closer than a tolerance are treated as tied: near 1.0, scores {tied:.2g} apart tie, "
             f"{where} apart do not (tolerance between {tied:.2g} and {untied or float('inf'):.2g}); "
             "distinct doubles are distinct scores",
@@ -312,7 +387,7 @@ def _by_tolerance(judge: Judge, cases: list[Case]) -> Optional[Diagnosis]:
 def _tie_broken_everywhere(judge: Judge, cases: list[Case]) -> bool:
     """True when every answer is the ordinary value of some ordering of the tied documents, and some tie mattered."""
     mattered = False
-    for case in cases:
+    for case in _kept(judge, cases):
         if not _has_ties(case.scores):
             continue
         values = judge.oracle.tie_broken_values(case)
@@ -328,21 +403,21 @@ def _tie_broken_everywhere(judge: Judge, cases: list[Case]) -> bool:
 def _float32(judge: Judge, cases: list[Case]) -> Optional[Diagnosis]:
     oracle = judge.oracle
     if _explains(judge, cases, oracle.in_float32):
-        return Diagnosis("float32", "scores are rounded to float32, so scores that differ by less than its precision tie")
+        return Diagnosis("float32_scores", "scores are rounded to float32, so scores that differ by less than its precision tie")
     for name in TIE_BREAKS:
         if _explains(judge, cases, lambda c, name=name: oracle.in_float32(c, name)):
-            text = _TIE_BREAK_TEXT[name].replace(", not averaged", "")
-            return Diagnosis("float32", f"scores are rounded to float32, so near-equal scores tie; then {text}")
+            text = _TIE_BREAK_TEXT[name.replace(" ", "_")].replace(", not averaged", "")
+            return Diagnosis("float32_scores", f"scores are rounded to float32, so near-equal scores tie; then {text}")
     return None
 
 
 def _right_unless_straddling(judge: Judge, size: int, labels: tuple[Any, ...]) -> bool:
     k = judge.oracle.measure.k
-    tied = [c for c in exhaustive(min(size + 1, 5), labels) if _has_ties(c.scores) and not straddles(c, k)]
+    tied = _kept(judge, [c for c in exhaustive(min(size + 1, 5), labels) if _has_ties(c.scores) and not straddles(c, k)])
     if not tied:
         return False
     for case in tied[:STRADDLE_CASES]:
-        for probe in probes(case, 2):
+        for probe in _kept(judge, probes(case, 2)):
             got, exception = judge.run(probe)
             if exception is not None or not judge.close(got, judge.oracle.expected(probe)):
                 return False

@@ -4,26 +4,28 @@
 (equal scores are tied) and graded labels (numbers >= 0).  It must return the
 measure's value on that one ranking.  An implementation that also takes a
 third argument, ``impl(scores, labels, num_rel)``, is also given the number of
-judged relevant documents, retrieved or not.  :func:`implementation` calls it on
+judged relevant documents, retrieved or not.
 
-1. every tie structure of up to ``max_size`` documents, smallest first, sorted
-   by score and in reverse input order; when the cutoff k is beyond that,
-   every such structure placed at k, and rankings past k with more than k
-   relevant documents,
-2. near-ties: tie groups pulled apart by 2**-30 (below float32 precision) and
-   by one ulp,
-3. score classes: zero, negative, -0.0, huge, tiny and mixed-magnitude scores,
-4. larger grades (3, 4, and 1/2 where the measure allows it), tie groups of
-   10 to 16 documents, and unretrieved relevant documents (3-argument form),
-5. ``max_examples`` hypothesis cases of up to ``hypothesis_max_size``
-   documents, in shuffled input order (derandomized, shrunk on failure),
+:func:`implementation` builds a *profile*, not a first failure
+(docs/check.md, "What is searched" and "The profile"):
 
-and compares each answer with the exact expected value under random
-tie-breaking (docs/conventions.md, Measures), computed by the reference layer
-(by the closed forms for tie groups of 8 and more).  Floats must be within
-``rel_tol`` (relative, default 1e-9) or ``abs_tol``; Fractions and ints must
-be exactly equal.  The first failure stops the run and is diagnosed
-(:mod:`tieaware.check.diagnose`).  docs/check.md lists the search space in full.
+1. **precision**: the results on untied inputs tell float64, float32 or
+   rounded to d decimals; every answer is then judged at that precision;
+2. **definition**: on untied, plainly scored inputs the implementation either
+   computes the measure, or another library's convention of it (the nearest
+   tieaware measure that fits is named: ``AP(norm=capped)@5``), or neither (a
+   bug); the later phases judge it against the measure it computes;
+3. every phase runs, each to its first failure: tie structures of up to
+   ``max_size`` documents (smallest first, sorted and reversed), around the
+   cutoff, near-ties, zero/negative/huge/tiny scores, larger grades (and the
+   grade 1/2, which names the relevance threshold), tie groups of 10 to 64
+   documents, unretrieved relevant documents, and ``max_examples`` hypothesis
+   inputs (derandomized, shrunk);
+4. each failure is diagnosed (:mod:`tieaware.check.diagnose`); a tie rule is
+   named only after it holds on groups of 5 to 65 documents.
+
+Every input stays inside the declared domain (*labels*, *scores*,
+*min_size*, *max_docs*; :mod:`tieaware.check.domain`).
 
 >>> def ap_stable_sort(scores, labels):      # breaks ties by input order
 ...     order = sorted(range(len(scores)), key=lambda i: -scores[i])
@@ -34,8 +36,8 @@ be exactly equal.  The first failure stops the run and is diagnosed
 ...             total += hits / rank
 ...     return total / hits if hits else 0.0
 >>> result = implementation(ap_stable_sort, "AP", max_size=3, max_examples=0)
->>> result.ok, result.counterexample.labels, result.counterexample.expected, result.diagnosis.cause
-(False, (0, 1), Fraction(3, 4), 'input order')
+>>> result.ok, result.counterexample.labels, result.counterexample.expected, result.cause
+(False, (0, 1), Fraction(3, 4), 'input_order')
 
 Beware: with the two-argument form the expected value uses the documents the
 implementation sees, so num_rel is the number of relevant labels passed in,
@@ -44,19 +46,23 @@ and nDCG's ideal ranking is always built from the labels passed in.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, Optional, Union
 
 from tieaware.check import cases as _cases
-from tieaware.check.diagnose import diagnose
+from tieaware.check import convention as _convention
+from tieaware.check import precision as _precision
+from tieaware.check.diagnose import RULES, TIE_BROKEN_CAUSES, Diagnosis, diagnose
+from tieaware.check.domain import HALF, Domain
 from tieaware.check.oracle import Oracle
 from tieaware.check.progress import bar
+from tieaware.check.result import BUG, CONVENTION, NOTE, Finding, ImplementationResult
 from tieaware.check.search import shrunk_failure
-from tieaware.check.result import ImplementationResult
 from tieaware.check.verdict import Counterexample, Impl, Judge
-from tieaware.model.errors import bad
+from tieaware.model.errors import TieawareError, bad
 from tieaware.model.names import Measure, parse
 from tieaware.model.params import flag
 from tieaware.model.ranking import label
@@ -76,13 +82,35 @@ def _tolerance(value: object, name: str) -> float:
     return float(value)
 
 
-#: Extra grades tried beyond the labels given (plus 1/2 where the measure allows a non-integer grade).
-EXTRA_GRADES = (3, 4)
 #: The largest max_size accepted: the exhaustive phase grows ~5x per document
 #: (4: ~900 inputs, 6: ~21,000, 8: ~490,000, 9 would be ~2.4 million).
 MAX_SIZE = 8
 #: Sizes of the score-class, larger-grade and unretrieved-relevant phases.
 CLASS_SIZE = 3
+#: The phases whose untied inputs define the measure (plain scores, labels of the domain).
+DEFINING = ("exhaustive", "at cutoff", "past cutoff")
+#: Where a failure shows, by phase, when its cause does not say more.
+PHASE_ASPECT = {
+    "near-ties": "near-ties",
+    "ulp-apart": "near-ties",
+    "scores": "scores",
+    "larger grades": "labels",
+    "large tie groups": "large groups",
+    "unretrieved relevant": "num_rel",
+    "hypothesis": "other",
+}
+#: Where a failure shows, by cause.
+CAUSE_ASPECT = {
+    **{c: "ties" for c in (*TIE_BROKEN_CAUSES, "one_threshold")},
+    "cutoff_straddle": "cutoff",
+    "cutoff_off_by_one": "cutoff",
+    "float32_scores": "near-ties",
+    "tolerance": "near-ties",
+    "ignores_num_rel": "num_rel",
+    "score_values": "scores",
+    "definition": "definition",
+    "assumes_sorted": "other",
+}
 
 
 def _accepts_three(impl: Impl) -> bool:
@@ -104,30 +132,34 @@ def _near(case: _cases.Case) -> bool:
     return len(set(rounded)) < len(set(case.scores))
 
 
-def _fixed_cases(judge: Judge, values: tuple, max_size: int, min_size: int, near_tie_size: int) -> list[tuple[_cases.Case, str]]:
-    """The deterministic phases, in the order they run (see docs/check.md, "What is searched")."""
+def _has_half(case: _cases.Case) -> bool:
+    return any(label(x) == HALF for x in case.labels)
+
+
+def _fixed_cases(judge: Judge, domain: Domain, max_size: int, near_tie_size: int) -> list[tuple[_cases.Case, str]]:
+    """The deterministic phases, in the order they run (see docs/check.md, "What is searched"), inside the domain."""
     oracle = judge.oracle
+    values = domain.labels
     size = min(CLASS_SIZE, max_size)  # a smaller budget shrinks the class phases too
     k = oracle.measure.k
-    sized = lambda cases: [c for c in cases if len(c.scores) >= min_size]  # noqa: E731
-    fixed = [(c, "exhaustive") for r in _cases.exhaustive(max_size, values, min_size) for c in _cases.in_other_orders(r)]
+    fixed = [(c, "exhaustive") for r in _cases.exhaustive(max_size, values, domain.min_size) for c in _cases.in_other_orders(r)]
     if k is not None and k >= max_size:  # the exhaustive sizes never reach the cutoff: go there
-        fixed += [(c, "at cutoff") for c in sized(_cases.at_cutoff(k, max_size, values))]
+        fixed += [(c, "at cutoff") for c in _cases.at_cutoff(k, max_size, values)]
     if k is not None:  # past the cutoff, with more than k relevant documents
-        fixed += [(c, "past cutoff") for c in sized(_cases.past_cutoff(k, values))]
-    two = max(min_size, 2)
+        fixed += [(c, "past cutoff") for c in _cases.past_cutoff(k, values)]
+    two = max(domain.min_size, 2)
     fixed += [(c, "near-ties") for c in _cases.near_ties(near_tie_size, values, two)]
     fixed += [(c, "ulp-apart") for c in _cases.near_ties(min(near_tie_size, size), values, two, _cases.ULP)]
-    low = values[:2] if len(values) > 1 else values
-    fixed += [(c, "scores") for c in sized(_cases.score_classes(size, low))]
-    half = _allows(oracle, Fraction(1, 2)) and not getattr(judge.impl, "integer_labels", False)
-    extra = tuple(x for x in EXTRA_GRADES if x not in values) + ((0.5,) if half else ())
-    grades = _cases.larger_grades(size, low, extra[:1]) + _cases.larger_grades(min(2, size), low, extra)
-    fixed += [(c, "larger grades") for c in sized(list(dict.fromkeys(grades)))]
-    fixed += [(c, "large tie groups") for c in sized(_cases.large_groups(k, values))]
+    low = domain.low
+    fixed += [(c, "scores") for c in _cases.score_classes(size, low, domain.ladder)]
+    extra = tuple(x for x in domain.extra if x not in values) + ((HALF,) if domain.half else ())
+    if extra:
+        grades = _cases.larger_grades(size, low, extra[:1]) + _cases.larger_grades(min(2, size), low, extra)
+        fixed += [(c, "larger grades") for c in list(dict.fromkeys(grades))]
+    fixed += [(c, "large tie groups") for c in _cases.large_groups(k, values)]
     if _takes_num_rel(judge):
-        fixed += [(c, "unretrieved relevant") for c in sized(_cases.unretrieved(size, values, oracle.measure.rel))]
-    return fixed
+        fixed += [(c, "unretrieved relevant") for c in _cases.unretrieved(size, values, oracle.measure.rel)]
+    return [(c, phase) for c, phase in fixed if domain.admits(c)]
 
 
 def _fewest_documents(judge: Judge, cex: Counterexample, min_size: int) -> Counterexample:
@@ -142,9 +174,9 @@ def _fewest_documents(judge: Judge, cex: Counterexample, min_size: int) -> Count
         smaller = False
         for i in range(len(case.scores)):
             keep = [j for j in range(len(case.scores)) if j != i]
-            candidate = _cases.Case(
-                tuple(case.scores[j] for j in keep), tuple(case.labels[j] for j in keep), case.num_rel
-            )
+            candidate = _cases.Case(tuple(case.scores[j] for j in keep), tuple(case.labels[j] for j in keep), case.num_rel)
+            if not judge.admits(candidate):
+                continue
             found = judge.check(candidate, cex.phase)
             if found is not None and found.exception is None:
                 case, cex, smaller = candidate, found, True
@@ -160,13 +192,98 @@ def _allows(oracle: Oracle, grade: Any) -> bool:
     return True
 
 
+@dataclasses.dataclass
+class _Failure:
+    """A phase's first failure, where it came in the run (for the order of the profile)."""
+
+    order: int
+    cex: Counterexample
+
+
+def _first_failures(judge: Judge, fixed: list[tuple[_cases.Case, str]], progress: bool, name: str) -> tuple[list[_Failure], int]:
+    """The first failing input of each phase, separately for tied and untied inputs; every phase runs."""
+    found: dict[tuple[str, bool], _Failure] = {}
+    for i, (case, phase) in enumerate(bar(fixed, progress, f"checking {name}", len(fixed))):
+        key = (phase, _cases.untied(case))
+        if key in found:
+            continue
+        cex = judge.check(case, phase)
+        if cex is not None:
+            found[key] = _Failure(i, cex)
+    return sorted(found.values(), key=lambda f: f.order), len(fixed)
+
+
+def _aspect(cex: Counterexample, diagnosis: Optional[Diagnosis]) -> str:
+    phase = cex.phase
+    cause = None if diagnosis is None else diagnosis.cause
+    if cause in TIE_BROKEN_CAUSES or cause == "one_threshold":
+        return "large groups" if phase == "large tie groups" else "ties"
+    if cause in CAUSE_ASPECT:
+        return CAUSE_ASPECT[cause]
+    if phase in DEFINING:
+        return "definition" if _cases.untied(cex.case) else "ties"
+    return PHASE_ASPECT.get(phase, "other")
+
+
+def _finding(cex: Counterexample, diagnosis: Optional[Diagnosis]) -> Finding:
+    if cex.exception is not None:
+        return Finding(_aspect(cex, None), "raises", f"the implementation raised {cex.exception}", BUG, cex)
+    if diagnosis is None:
+        return Finding(_aspect(cex, None), "unexplained", "no usual cause fits", BUG, cex)
+    return Finding(_aspect(cex, diagnosis), diagnosis.cause, diagnosis.explanation, BUG, cex, None, diagnosis.machine_dependent)
+
+
+def _half_grade(judge: Judge, half_cases: list[_cases.Case], tie_bug: bool) -> Optional[Finding]:
+    """What the grade 1/2 shows: nothing, the relevance threshold (label > 0 against label >= 1), or a bug.
+
+    The threshold is decided on the untied inputs (ties are the other phases' business); the tied
+    ones are checked against the threshold found unless the implementation already mishandles ties.
+    """
+    untied = [c for c in half_cases if _cases.untied(c)]
+    first = next((cex for cex in (judge.check(c, "larger grades") for c in untied) if cex is not None), None)
+    note = None
+    if first is not None:
+        m = judge.oracle.measure
+        other = m.replace(rel=HALF) if ("rel" in _names_allowed(m) and m.name not in ("nDCG", "DCG")) or m.binary_gain else None
+        if other is None or first.exception is not None:
+            return _finding(first, None)
+        at_half = judge.judging(judge.oracle.like(other))
+        if not all(at_half.check(c, "larger grades") is None for c in untied):
+            return Finding("labels", "unexplained", "wrong on a grade of 1/2 in a way no relevance threshold explains", BUG, first)
+        judge = at_half
+        note = Finding(
+            "labels",
+            "relevance_threshold",
+            f"a label of 1/2 counts as relevant (relevant means label > 0, not label >= {m.rel}): the same on "
+            f"integer labels; on fractional labels it computes {other}",
+            NOTE,
+            first,
+            str(other),
+        )
+    if not tie_bug:
+        tied = next((cex for cex in (judge.check(c, "larger grades") for c in half_cases if not _cases.untied(c)) if cex is not None), None)
+        if tied is not None:
+            return _finding(tied, None) if tied.exception is not None else Finding(
+                "labels", "unexplained", "wrong on tied documents with a grade of 1/2", BUG, tied
+            )
+    return note
+
+
+def _names_allowed(m: Measure) -> Any:
+    from tieaware.model.names import MEASURES
+
+    return {k: True for k in MEASURES[m.name][1]}
+
+
 def implementation(
     impl: Impl,
     measure: Union[str, Measure],
     *,
     max_size: int = 4,
     min_size: int = 1,
-    labels: Sequence[Any] = (0, 1, 2),
+    labels: Union[None, str, Sequence[Any]] = None,
+    scores: Union[None, str, Sequence[str]] = None,
+    max_docs: Optional[int] = None,
     near_tie_size: int = 4,
     max_examples: int = 200,
     hypothesis_max_size: int = 12,
@@ -175,16 +292,20 @@ def implementation(
     ties: bool = True,
     progress: bool = False,
 ) -> ImplementationResult:
-    """Check ``impl(scores, labels)`` against the exact tie-aware value of *measure*.
+    """Check ``impl(scores, labels)`` against the exact tie-aware value of *measure*: a profile of what it does.
 
     *measure* is an ir_measures-style name (``AP@10``, ``nDCG@5``,
     ``P(rel=2)@5``, ``RR``) or a parsed :class:`~tieaware.model.names.Measure`.
     For ``RBO(p=0.9, variant=a, bound=ext)`` *impl* is called as ``impl(S, L)``
     with two rankings instead (see :mod:`tieaware.check.rbo`).
-    *min_size* skips smaller inputs (some libraries refuse one document).
-    Set *max_examples* to 0 for the exhaustive and near-tie phases only.
-    ``ties=False`` checks untied inputs only (distinct scores, no near-ties):
-    does a tie-oblivious library at least compute the ordinary measure?
+
+    The domain: *labels* (None: 0, 1, 2, then 3, 4 and 1/2; ``"binary"``;
+    ``"integer"``; or a list, exactly those), *scores* (``"positive"``,
+    ``"non-negative"``, ``"integer"``, comma-joined), *min_size* and
+    *max_docs* (documents per input).  No input outside it is ever passed.
+    Set *max_examples* to 0 for the fixed phases only.  ``ties=False``
+    checks untied inputs only (distinct scores, no near-ties): does a
+    tie-oblivious library at least compute the ordinary measure?
     """
     if not callable(impl):
         raise bad("impl", impl, "must be a function impl(scores, labels) -> number")
@@ -202,44 +323,141 @@ def implementation(
             ties=flag(ties, "ties"),
             progress=progress,
         )
-    oracle = Oracle(parsed)
+    domain, top, ties = _domain(impl, Oracle(parsed), min_size, max_size, labels, scores, max_docs, hypothesis_max_size, ties)
+    judge = Judge(impl, Oracle(parsed), rel_tol=_tolerance(rel_tol, "rel_tol"), abs_tol=_tolerance(abs_tol, "abs_tol"), domain=domain)
+    return profile_check(
+        judge, domain, max_size=_int(max_size, "max_size", 0), near_tie_size=_int(near_tie_size, "near_tie_size", 0),
+        max_examples=_int(max_examples, "max_examples", 0), top=top, ties=ties, progress=progress,
+    )
+
+
+def _domain(
+    impl: Any, oracle: Oracle, min_size: Any, max_size: Any, labels: Any, scores: Any, max_docs: Any, hypothesis_max_size: Any, ties: Any
+) -> tuple[Domain, int, bool]:
+    """The checked domain, the largest hypothesis input and the ties flag, from the caller's arguments."""
     min_size = _int(min_size, "min_size", 0)
     max_size = _int(max_size, "max_size", min_size)
     if max_size > MAX_SIZE:  # each size is ~5x the inputs of the one before
         raise bad("max_size", max_size, f"must be at most {MAX_SIZE} (every tie structure of {MAX_SIZE} documents is already ~500,000 inputs); use max_examples for larger inputs")
-    near_tie_size = _int(near_tie_size, "near_tie_size", 0)
-    max_examples = _int(max_examples, "max_examples", 0)
     top = _int(hypothesis_max_size, "hypothesis_max_size", max(min_size, 1))
-    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence) or not labels:
-        raise bad("labels", labels, "must be a non-empty list of labels, e.g. (0, 1, 2)")
-    for x in labels:
-        label(x, "labels")  # validates: a number >= 0
-    values = tuple(sorted(set(labels), key=lambda x: label(x, "labels")))
-    judge = Judge(impl, oracle, rel_tol=_tolerance(rel_tol, "rel_tol"), abs_tol=_tolerance(abs_tol, "abs_tol"))
-    name = str(oracle.measure)
+    domain = Domain.of(labels, scores, min_size, max_docs)
+    if domain.max_docs is not None:
+        top = min(top, domain.max_docs)
+    half = domain.half and _allows(oracle, HALF) and not getattr(impl, "integer_labels", False)
+    return dataclasses.replace(domain, half=half), top, flag(ties, "ties")
 
-    def verdict(cex: Optional[Counterexample], count: int) -> ImplementationResult:
-        diagnosis = None if cex is None else diagnose(judge, cex, values)
-        return ImplementationResult(cex is None, name, cex, diagnosis, count)
 
-    count = 0
-    ties = flag(ties, "ties")
-    fixed = _fixed_cases(judge, values, max_size, min_size, near_tie_size)
+def profile_check(
+    judge: Judge,
+    domain: Domain,
+    *,
+    max_size: int,
+    near_tie_size: int,
+    max_examples: int,
+    top: int,
+    ties: bool,
+    progress: bool,
+    diagnoser: Any = None,
+) -> ImplementationResult:
+    """The whole check of *judge*'s implementation on *domain*: precision, definition, every phase, diagnoses.
+
+    *diagnoser* (default :func:`~tieaware.check.diagnose.diagnose`) names a failure's cause;
+    :func:`tieaware.check.spread_check.spread` passes its own.
+    """
+    diagnoser = diagnoser or diagnose
+    oracle = judge.oracle
+    parsed = oracle.measure
+    name = str(parsed)
+    values = domain.labels
+    profile: list[tuple[int, Finding]] = []
+
+    # 1. precision, from untied inputs
+    precision = _precision.measure(judge, _precision.probe_cases(values, lambda c: domain.admits(c, half=False), max(max_size, 2)))
+    judge.tolerate(precision.rel_tol, precision.abs_tol)
+    if precision.kind not in ("float64", "exact"):
+        text = f"results are {precision}: answers are judged within relative {precision.rel_tol:g}, absolute {precision.abs_tol:g}"
+        profile.append((-2, Finding("precision", "precision", text, NOTE)))
+
+    # 2. the definition, on untied plainly scored inputs: the measure, another convention, or a bug
+    fixed = [(c, phase) for c, phase in _fixed_cases(judge, domain, max_size, near_tie_size) if phase != "large tie groups" or _computable(oracle, c)]
     if not ties:
         fixed = [(c, phase) for c, phase in fixed if _cases.untied(c) and not _near(c)]
-    for case, phase in bar(fixed, progress, f"checking {name}", len(fixed)):
-        count += 1
-        cex = judge.check(case, phase)
-        if cex is not None:
-            return verdict(cex, count)
+    defining = [(c, phase) for c, phase in fixed if phase in DEFINING and _cases.untied(c)]
+    effective, convention = judge, name
+    first = next((cex for cex in (judge.check(c, phase) for c, phase in defining) if cex is not None), None)
+    definition_bug = False
+    if first is not None:
+        found = _convention.search(judge, [c for c, _ in defining], values) if first.exception is None else None
+        if found is not None:
+            effective, convention = judge.judging(oracle.like(found)), str(found)
+            profile.append((-1, Finding("definition", "convention", f"untied, it computes {found}: {_convention.describe(parsed, found)}", CONVENTION, first, convention)))
+        else:
+            convention = None  # type: ignore[assignment]
+            definition_bug = True
+
+    # 3. every phase, each to its first failure (tied and untied apart), against the measure it computes
+    half_cases = [c for c, phase in fixed if _has_half(c)]
+    phases = [(c, phase) for c, phase in fixed if not _has_half(c)]
+    failures, count = _first_failures(effective, phases, progress, name)
+    if half_cases:
+        count += len(half_cases)
+        tie_bug = any(f.cex.phase in DEFINING and not _cases.untied(f.cex.case) for f in failures)
+        finding = _half_grade(effective, half_cases, tie_bug)
+        if finding is not None:
+            profile.append((len(fixed), finding))
     drawn = [0]
 
     def check(case: _cases.Case) -> Optional[Counterexample]:
+        if not domain.admits(case) or not _computable(effective.oracle, case):
+            return None
         drawn[0] += 1
-        return judge.check(case, "hypothesis")
+        return effective.check(case, "hypothesis")
 
-    strategy = _cases.drawn(values, min(max(min_size, max_size + 1), top), top, ties, oracle.measure.rel if _takes_num_rel(judge) else None)
+    strategy = _cases.drawn(values, min(max(domain.min_size, max_size + 1), top), top, ties, parsed.rel if _takes_num_rel(judge) else None, domain.ladder)
     cex = shrunk_failure(strategy, check, max_examples)
     if cex is not None and cex.exception is None:
-        cex = _fewest_documents(judge, cex, max(min_size, 1))
-    return verdict(cex, count + drawn[0])
+        cex = _fewest_documents(effective, cex, max(domain.min_size, 1))
+    if cex is not None:
+        failures.append(_Failure(len(fixed) + 1, cex))
+
+    # 4. diagnose each failure; keep one finding per cause (the first, the smallest)
+    seen: set[tuple[str, str]] = set()
+    if definition_bug:
+        failures.insert(0, _Failure(-1, first))  # type: ignore[arg-type]
+    for failure in failures:
+        diagnosis = diagnoser(effective, failure.cex, values) if failure.cex.exception is None else None
+        finding = _finding(failure.cex, diagnosis)
+        if definition_bug and finding.cause in ("definition", "unexplained") and failure.order >= 0:
+            continue  # the definition differs: the same difference shows everywhere
+        key = (finding.cause, finding.aspect) if finding.cause in ("unexplained", "raises") else (finding.cause, "")
+        if key in seen:
+            continue
+        seen.add(key)
+        profile.append((failure.order, finding))
+    profile.sort(key=lambda p: p[0])
+    findings = tuple(f for _, f in profile)
+    bugs = [f for f in findings if f.severity == BUG]
+    if bugs:
+        main = bugs[0]
+        diagnosis = _diagnosis_of(main)
+        return ImplementationResult(False, name, main.counterexample, diagnosis, count + drawn[0], main.cause, None, convention, precision, findings)
+    if convention != name:
+        main = next(f for f in findings if f.severity == CONVENTION)
+        diagnosis = Diagnosis("convention", main.explanation)
+        return ImplementationResult(False, name, main.counterexample, diagnosis, count + drawn[0], "convention", convention, convention, precision, findings)
+    return ImplementationResult(True, name, None, None, count + drawn[0], None, name, name, precision, findings)
+
+
+def _computable(oracle: Oracle, case: _cases.Case) -> bool:
+    """Can the truth be computed here (a distribution has no closed form for every large group)?"""
+    try:
+        oracle.expected(case)
+    except TieawareError:
+        return False
+    return True
+
+
+def _diagnosis_of(finding: Finding) -> Optional[Diagnosis]:
+    if finding.cause in ("raises", "unexplained"):
+        return None
+    return Diagnosis(finding.cause, finding.explanation, finding.machine_dependent)

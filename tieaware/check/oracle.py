@@ -14,7 +14,7 @@ Both are cached, since checks ask about the same rankings again and again.
 >>> from tieaware.check.cases import Case
 >>> o = Oracle("P@1")
 >>> case = Case((1.0, 1.0), (0, 1))
->>> o.expected(case), o.broken(case, "input order"), o.broken(case, "optimistic")
+>>> o.expected(case), o.broken(case, "input_order"), o.broken(case, "optimistic")
 (Fraction(1, 2), Fraction(0, 1), Fraction(1, 1))
 """
 
@@ -39,7 +39,7 @@ REFERENCE_ORDERINGS = 5040
 #: name -> sort key of position i in a case: score descending first, then the tie-break.
 TIE_BREAKS: dict[str, Callable[[Case, int], tuple]] = {
     # Stable sort on score: ties keep the order the documents came in.
-    "input order": lambda c, i: (-c.scores[i], i),
+    "input_order": lambda c, i: (-c.scores[i], i),
     # trec_eval sorts ties by docno descending; docnos given in input order
     # (d000, d001, ...) make that the reverse input order.
     "docno": lambda c, i: (-c.scores[i], -i),
@@ -84,6 +84,10 @@ class Oracle:
         self.measure = measure if isinstance(measure, Measure) else parse(measure)
         compute(self.measure, [])  # a measure that cannot be computed on a ranking fails here, once
         self._cache: dict[Any, Exact] = {}
+
+    def like(self, measure: Union[str, Measure]) -> "Oracle":
+        """An oracle of the same kind for another *measure* (a convention of this one)."""
+        return Oracle(measure)
 
     def value(self, ranking: list, k: Optional[int] = None, num_rel: Optional[int] = None) -> Exact:
         """The tie-aware value of a ranking in input form; *k* overrides the measure's cutoff.

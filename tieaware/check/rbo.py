@@ -12,8 +12,8 @@ them the items in listed order.
 ...     flat = lambda r: [x for g in r for x in (g if isinstance(g, list) else [g])]
 ...     return float(rbo(flat(S), flat(L), "0.9", variant="a", bound="ext"))
 >>> result = rbo_implementation(by_listed_order, parse("RBO(p=0.9)"), max_examples=0)
->>> result.ok, result.counterexample.S, result.counterexample.L, result.diagnosis.cause
-(False, ['a'], [['a', 'b']], 'input order')
+>>> result.ok, result.counterexample.S, result.counterexample.L, result.cause
+(False, ['a'], [['a', 'b']], 'input_order')
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from tieaware.check.compare import Error, error_of, shown
 from tieaware.check.diagnose import Diagnosis
 from tieaware.check.progress import bar
-from tieaware.check.result import ImplementationResult
+from tieaware.check.result import BUG, Finding, ImplementationResult
 from tieaware.check.search import shrunk_failure
 from tieaware.check.verdict import Judge, raised
 from tieaware.model.errors import bad
@@ -208,14 +208,14 @@ def _diagnose(judge: _RBOJudge, cex: RBOCounterexample) -> Optional[Diagnosis]:
         return True
 
     if case.has_ties() and explains(lambda c: judge.value(_flat(c.S), _flat(c.L))):
-        return Diagnosis("input order", "ties are broken by the order items are listed in, not averaged (a tie-oblivious RBO)")
+        return Diagnosis("input_order", "ties are broken by the order items are listed in, not averaged (a tie-oblivious RBO)")
     # The same variant first: on untied rankings every variant agrees, and the nearest slip is likelier.
     for variant in sorted(VARIANTS, key=lambda v: v != judge.variant):
         for bound in BOUNDS:
             if (variant, bound) != (judge.variant, judge.bound) and explains(lambda c, v=variant, b=bound: judge.value(*c.listed(), v, b)):
-                return Diagnosis("another variant or bound", f"the value is RBO variant {variant}, bound {bound}")
+                return Diagnosis("another_variant", f"the value is RBO variant {variant}, bound {bound}")
     if not case.has_ties():
-        return Diagnosis("untied", "wrong on rankings without ties, so not a tie problem: the bare RBO differs")
+        return Diagnosis("definition", "wrong on rankings without ties, so not a tie problem: the bare RBO differs")
     return None
 
 
@@ -239,7 +239,13 @@ def rbo_implementation(
     name = str(measure)
 
     def verdict(cex: Optional[RBOCounterexample], count: int) -> ImplementationResult:
-        return ImplementationResult(cex is None, name, cex, None if cex is None else _diagnose(judge, cex), count)  # type: ignore[arg-type]
+        if cex is None:
+            return ImplementationResult(True, name, None, None, count, None, name, name)
+        diagnosis = _diagnose(judge, cex)  # type: ignore[arg-type]
+        cause = "raises" if cex.exception is not None else "unexplained" if diagnosis is None else diagnosis.cause
+        finding = Finding("definition" if cause == "definition" else "ties" if cause == "input_order" else "other", cause,
+                          "no usual cause fits" if diagnosis is None else diagnosis.explanation, BUG, cex)
+        return ImplementationResult(False, name, cex, diagnosis, count, cause, None, None, None, (finding,))
 
     fixed = [c for c in rbo_cases(max_size) if ties or not c.has_ties()]
     for count, case in enumerate(bar(fixed, progress, f"checking {name}", len(fixed)), start=1):

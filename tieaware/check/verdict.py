@@ -12,7 +12,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
@@ -81,14 +81,15 @@ class Counterexample:
             f"scores   {list(self.scores)}",
             f"labels   {list(self.labels)}",
             *([] if self.num_rel is None else [f"num_rel  {self.num_rel} (passed as the third argument)"]),
-            f"expected {to_exact_string(self.expected)} = {to_decimal(self.expected, 16)}",
+            f"expected {_expected_text(self.expected)}",
         ]
         if self.exception is not None:
             out.append(f"got      exception {self.exception}")
             return out
         out.append(f"got      {shown(self.got)}")
         e = self.error
-        assert e is not None
+        if e is None:
+            return out
         relative = "n/a (expected 0)" if e.relative is None else f"{e.relative:.3g}"
         out.append(f"error    absolute {e.absolute:.3g}, relative {relative}, {e.lre:.1f} correct digits")
         return out
@@ -100,11 +101,13 @@ class Counterexample:
 class Judge:
     """Runs *impl* on cases and compares with the oracle: exactly for exact results, else within tolerance."""
 
-    def __init__(self, impl: Impl, oracle: Oracle, *, rel_tol: float, abs_tol: float) -> None:
+    def __init__(self, impl: Impl, oracle: Oracle, *, rel_tol: float, abs_tol: float, domain: Any = None) -> None:
         self.impl = impl
         self.oracle = oracle
         self.rel_tol = Fraction(rel_tol)
         self.abs_tol = Fraction(abs_tol)
+        #: The declared domain (a :class:`~tieaware.check.domain.Domain`): no input outside it is ever run.
+        self.domain = domain
         self.calls = 0
         #: impl requires a third argument, num_rel: pass it on every call.
         self.needs_num_rel = _requires_three(impl)
@@ -112,9 +115,29 @@ class Judge:
         self._seen: dict[Case, tuple[Any, Optional[str]]] = {}
         self._approximations: dict[Any, Fraction] = {}
 
+    def judging(self, oracle: Oracle) -> "Judge":
+        """A judge of the same implementation against another *oracle* (another convention), sharing the answers."""
+        other = Judge(self.impl, oracle, rel_tol=float(self.rel_tol), abs_tol=float(self.abs_tol), domain=self.domain)
+        other.rel_tol, other.abs_tol = self.rel_tol, self.abs_tol
+        other._seen = self._seen
+        return other
+
+    def tolerate(self, rel_tol: float, abs_tol: float) -> None:
+        """Judge floats within *rel_tol* and *abs_tol* from now on (a measured precision)."""
+        self.rel_tol, self.abs_tol = Fraction(rel_tol), Fraction(abs_tol)
+
+    def admits(self, case: Case) -> bool:
+        """Is *case* inside the declared domain (always, without one)?"""
+        return self.domain is None or self.domain.admits(case)
+
     def run(self, case: Case) -> tuple[Any, Optional[str]]:
-        """(value, None) or (None, "Type: message") when *impl* raised or returned a non-number."""
+        """(value, None) or (None, "Type: message") when *impl* raised or returned a non-number.
+
+        A value of None is the implementation's "no value" (``norel=skip``).
+        """
         if case not in self._seen:
+            if not self.admits(case):  # a checker bug, never the user's: every phase and probe is filtered
+                raise RuntimeError(f"the checker tried an input outside the declared domain: {case}")
             self._seen[case] = self._run(case)
         return self._seen[case]
 
@@ -130,17 +153,24 @@ class Judge:
                 raw = self.impl(list(case.scores), list(case.labels), num_rel)
         except (Exception, SystemExit) as exc:  # the user's code failing is a finding, not a crash of ours
             return None, raised(exc)
+        if raw is None:  # no value: what norel=skip expects for a query without a relevant document
+            return None, None
         try:
             return as_number(raw, "implementation result"), None
         except TieawareError as exc:
             return None, f"returned a non-number: {exc}"
 
     def close(self, got: Any, expected: Exact) -> bool:
-        """Is *got* the expected value: exactly (exact results) or within tolerance (floats)?"""
+        """Is *got* the expected value: exactly (exact results) or within tolerance (floats)?
+
+        An expected None (``norel=skip``) wants None; an expected NaN (``norel=nan``) wants NaN.
+        """
+        if expected is None or got is None:
+            return expected is None and got is None
+        if _is_nan(expected) or _is_nan(got):
+            return _is_nan(expected) and _is_nan(got)
         if is_exact_number(got):
             return exact_equal(got, expected)
-        if got != got:  # NaN
-            return False
         want = self._approximate(expected)
         try:
             difference = abs(Fraction(got) - want)
@@ -167,6 +197,28 @@ class Judge:
         if self.close(got, expected):
             return None
         return Counterexample(case.scores, case.labels, expected, got, _error(got, expected), None, phase, case.num_rel)
+
+
+def _expected_text(value: Any) -> str:
+    """The exact expected value and its decimals; "no value" (norel=skip) and "nan" (norel=nan) as such."""
+    if value is None:
+        return "no value (the query is skipped)"
+    if isinstance(value, Mapping):  # a distribution: {value: probability}
+        return "{" + ", ".join(f"{to_exact_string(v)}: {to_exact_string(p)}" for v, p in sorted(value.items())) + "}"
+    if _is_nan(value):
+        return "nan"
+    return f"{to_exact_string(value)} = {to_decimal(value, 16)}"
+
+
+def _is_nan(x: Any) -> bool:
+    """A float NaN or sympy's nan."""
+    if isinstance(x, float):
+        return x != x
+    if type(x).__module__.startswith("sympy"):
+        import sympy
+
+        return x is sympy.nan
+    return False
 
 
 def raised(exc: BaseException) -> str:
@@ -202,7 +254,9 @@ def _requires_three(impl: Impl) -> bool:
         return False
 
 
-def _error(got: Any, expected: Exact) -> Error:
+def _error(got: Any, expected: Exact) -> Optional[Error]:
+    if got is None or expected is None or _is_nan(expected) or isinstance(expected, Mapping) or isinstance(got, tuple):
+        return None  # no value, no number to measure the distance from, or a distribution
     if isinstance(got, float) and (got != got or got in (float("inf"), float("-inf"))):
         return Error(float("nan"), None, 0.0)
     return error_of(got, expected)

@@ -2,33 +2,40 @@
 
 The command form of :func:`tieaware.check.implementation`.  It imports
 FUNCTION from MODULE (a dotted module name, or a path to a .py file), runs it
-on exhaustive small tied inputs, near-ties and hypothesis-generated inputs,
-and compares each answer with the exact tie-aware reference.  It prints the
-verdict and, when the code does not conform, the smallest counterexample and
-its likely cause.
+on exhaustive small tied inputs, near-ties, score and label classes, large
+tie groups and hypothesis-generated inputs, and compares each answer with the
+exact tie-aware reference.  It prints the verdict, the smallest
+counterexample and its cause, and the profile: the precision of the results,
+the convention the code computes, its tie rule and every other class of
+failure found.  ``--format json`` prints the same as one JSON object.
 
-Exit status: 0 when the code conforms, 1 when it does not, 2 on bad input.
+Exit status: 0 when the code conforms, 1 when it does not (a bug, or another
+convention than the measure named), 2 on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import importlib
 import importlib.util
 import os
 import signal
 import sys
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
-from tieaware.check import adapters, implementation
+from tieaware.check import adapters, implementation, spread
+from tieaware.check.domain import LABEL_KINDS, SCORE_KINDS
 from tieaware.check.implementation import MAX_SIZE
+from tieaware.check.spread_check import STATISTICS
 from tieaware.model.errors import bad
 
 __all__ = ["add_parser", "run", "load", "ADAPTERS"]
 
-ADAPTERS = ("scores", "qrels-run", "arrays", "command", "rbo-untied")
+ADAPTERS = ("scores", "qrels-run", "arrays", "vectors", "tensors", "dataframes", "csr", "ids", "command", "rbo-untied")
+FORMATS = ("text", "json")
 
 _DESCRIPTION = """\
 Check an implementation of an IR measure against the exact tie-aware value:
@@ -39,7 +46,15 @@ query (float scores, equal scores tie; graded int labels) and must return the
 measure's value.  Other calling conventions through --adapter:
   qrels-run  FUNCTION(qrels, run) with dicts {qid: {doc: label}}, {qid: {doc: score}}
              (ir_measures / pytrec_eval / ranx style), returning a number or {qid: number}
-  arrays     FUNCTION(y_true, y_score) with 2-D arrays (scikit-learn style)
+  arrays     FUNCTION(y_true, y_score) with 2-D arrays of one row (scikit-learn's ndcg_score)
+  vectors    FUNCTION(scores, labels) with 1-D numpy arrays (--truth-first: FUNCTION(labels, scores),
+             scikit-learn's average_precision_score)
+  tensors    FUNCTION(tensor(scores), tensor(labels)), the constructor named by --tensor MODULE:FN
+             (e.g. torch:tensor); a tensor result is read through .item(), __array__ or DLPack
+  dataframes FUNCTION(recommendations, interactions) with pandas DataFrames (user_id, item_id,
+             score, and --rank-column; interactions: the relevant items)
+  csr        FUNCTION(y_true, y_pred) with one-row scipy csr matrices (recpack style)
+  ids        FUNCTION(ranked_ids, relevant_ids): docnos by score (ties in input order), a set
   command    TARGET is a command line with {qrels} and {run} placeholders that
              prints the value (trec_eval style)
 For RBO(p=..., variant=..., bound=...) FUNCTION is called as FUNCTION(S, L) with
@@ -53,9 +68,11 @@ examples:
   tieaware check mylib:evaluate 'P(rel=2)@5' --adapter qrels-run
   tieaware check 'trec_eval -m map {qrels} {run}' AP --adapter command --pick map
   tieaware check myrbo:rbo_ext 'RBO(p=0.9, variant=a, bound=ext)' --adapter rbo-untied
+  tieaware check mylib:p_at_5 P@5 --labels 0,1 --scores positive --format json
+  tieaware check mylib:worst_ap AP --spread min
 
-exit status: 0 conforms, 1 differs (counterexample printed), 2 bad input.
-See docs/check.md."""
+exit status: 0 conforms, 1 differs (a bug, or another convention; counterexample and
+profile printed), 2 bad input.  See docs/check.md."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -76,8 +93,20 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--max-examples", type=int, default=200, metavar="N", help="hypothesis cases beyond that (default: 200)")
     parser.add_argument("--rel-tol", type=float, default=1e-9, metavar="X", help="relative tolerance for floats (default: 1e-9)")
     parser.add_argument("--abs-tol", type=float, default=0.0, metavar="X", help="absolute tolerance for floats (default: 0)")
-    parser.add_argument("--labels", default="0,1,2", metavar="L,L,..", help="graded labels of the exhaustive phase (default: 0,1,2; grades 3, 4 and 1/2 are tried in a later phase)")
+    parser.add_argument(
+        "--labels",
+        metavar="L,L,..|binary|integer",
+        help="the labels the code takes: exactly these (e.g. 0,1), binary (0,1), or integer (0..4); "
+        "default: 0,1,2, then grades 3, 4 and 1/2 (1/2 only to name the relevance threshold)",
+    )
+    parser.add_argument("--scores", metavar="KIND[,KIND]", help=f"the scores the code takes: any (default) or among {', '.join(SCORE_KINDS)}")
+    parser.add_argument("--max-docs", type=int, metavar="N", help="the most documents one input may hold (default: no limit)")
     parser.add_argument("--untied", action="store_true", help="untied inputs only: is it at least the ordinary measure?")
+    parser.add_argument("--spread", choices=tuple(STATISTICS), help="FUNCTION computes this statistic of MEASURE over tie-breakings (min, max, variance, distribution)")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="text (default) or json: the result as one JSON object")
+    parser.add_argument("--truth-first", action="store_true", help="with --adapter vectors or tensors: FUNCTION(labels, scores)")
+    parser.add_argument("--tensor", metavar="MODULE:FUNCTION", help="with --adapter tensors: the tensor constructor, e.g. torch:tensor")
+    parser.add_argument("--rank-column", metavar="NAME", help="with --adapter dataframes: also give a rank column (tied items share a rank)")
     parser.add_argument("--timeout", type=float, default=adapters.TIMEOUT, metavar="SECONDS", help=f"a call taking longer counts as a failure on that input (default: {adapters.TIMEOUT:g})")
     parser.set_defaults(run=run)
     return parser
@@ -120,11 +149,13 @@ def _one_line(exc: BaseException) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-def _labels(text: str) -> tuple[int, ...]:
+def _labels(text: Optional[str]) -> Any:
+    if text is None or text in LABEL_KINDS:
+        return text
     try:
         values = tuple(int(x) for x in text.split(",") if x.strip())
     except ValueError:
-        raise bad("--labels", text, "must be comma-separated ints, e.g. 0,1,2") from None
+        raise bad("--labels", text, f"must be comma-separated ints, e.g. 0,1,2, or one of {', '.join(LABEL_KINDS)}") from None
     if not values:
         raise bad("--labels", text, "must name at least one label")
     return values
@@ -140,6 +171,18 @@ def _impl(args: argparse.Namespace) -> Callable[[list, list], Any]:
         return adapters.from_qrels_run(fn, qid=args.qid)
     if args.adapter == "arrays":
         return adapters.from_arrays(fn)
+    if args.adapter == "vectors":
+        return adapters.from_vectors(fn, truth_first=args.truth_first)
+    if args.adapter == "tensors":
+        if not args.tensor:
+            raise bad("--tensor", args.tensor, "is needed with --adapter tensors, e.g. --tensor torch:tensor")
+        return adapters.from_tensors(fn, load(args.tensor), truth_first=args.truth_first)
+    if args.adapter == "dataframes":
+        return adapters.from_dataframes(fn, rank=args.rank_column)
+    if args.adapter == "csr":
+        return adapters.from_csr(fn)
+    if args.adapter == "ids":
+        return adapters.from_ranked_ids(fn)
     if args.adapter == "rbo-untied":
         return adapters.rbo_untied(fn)
     return fn
@@ -171,17 +214,25 @@ def _timed(fn: Callable[..., Any], seconds: float) -> Callable[..., Any]:
 
 def run(args: argparse.Namespace) -> int:
     impl = _impl(args)
-    result = implementation(
-        impl,
-        args.measure,
+    options = dict(
         max_size=args.max_size,
         min_size=args.min_size,
         max_examples=args.max_examples,
         rel_tol=args.rel_tol,
         abs_tol=args.abs_tol,
         labels=_labels(args.labels),
-        ties=not args.untied,
-        progress=True,
+        scores=args.scores,
+        max_docs=args.max_docs,
+        progress=args.format == "text",
     )
-    print(f"{args.target}: {result}")
+    if args.spread is not None:
+        if args.untied:
+            raise bad("--untied", True, "does not go with --spread (untied, every statistic is the value itself)")
+        result = spread(impl, args.measure, args.spread, **options)
+    else:
+        result = implementation(impl, args.measure, ties=not args.untied, **options)
+    if args.format == "json":
+        print(json.dumps({"target": args.target, **result.as_dict()}, indent=1, ensure_ascii=False))
+    else:
+        print(f"{args.target}: {result}")
     return 0 if result.ok else 1
