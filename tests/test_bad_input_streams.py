@@ -48,6 +48,7 @@ def _commands(qrels: str, run: str, other_run: str) -> list[list[str]]:
         ["compare", qrels, run, other_run],
         ["compare", qrels, other_run, run],
         ["rbo", run, other_run],
+        ["corr", run, other_run],
     ]
 
 
@@ -282,3 +283,27 @@ def test_a_real_sigint_stops_a_long_check_with_one_line(tmp_path):
             process.kill()
     assert process.returncode == 130
     assert (out, err) == ("", "tieaware check: interrupted\n")
+
+
+# -- results tables (tieaware corr --systems) ----------------------------------------------------
+
+RESULTS = "system\tAP\tP@10\nbm25\t0.31\t0.50\nlm\t0.29\t0.5\ndfr\t0.30\t0.4\n"
+
+
+def test_a_results_table_is_read_like_a_trec_file(capsys, tmp_path):
+    from tieaware.io.systems import read_systems
+
+    plain, marked, endless = tmp_path / "r.tsv", tmp_path / "bom.tsv", tmp_path / "zero.tsv"
+    plain.write_text(RESULTS)
+    marked.write_bytes(BOM + RESULTS.encode())
+    endless.write_bytes(b"\0" * (MAX_LINE_BYTES + 10))
+    assert read_systems(marked) == read_systems(plain)._replace(label="system")
+    assert read_systems(io.StringIO("\ufeff" + RESULTS)).label == "system"
+    with pytest.raises(TieawareError, match=f"^{endless}:1: line longer than 1,048,576 bytes"):
+        read_systems(endless)
+    (tmp_path / "bad.tsv.gz").write_bytes(_damaged(tmp_path) and (tmp_path / "corrupt.run.gz").read_bytes())
+    with pytest.raises(TieawareError, match=r"^cannot read .*damaged compressed data"):
+        read_systems(tmp_path / "bad.tsv.gz")
+    for path in (endless, tmp_path / "bad.tsv.gz"):
+        assert main(["corr", "--systems", str(path)]) == 2
+        _one_error(capsys, "corr")

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import IO, NamedTuple, Optional, Union
 
-from tieaware.io.text import number_text, open_binary, shorten
+from tieaware.io.text import number_text, shorten, text_lines
 from tieaware.model.errors import TieawareError
 
 __all__ = ["Systems", "read_systems"]
@@ -42,22 +42,9 @@ def read_systems(source: Union[str, IO[str]]) -> Systems:
     >>> read_systems(io.StringIO("system\\tAP\\tP@10\\nx\\t1\\t2\\ny\\t1\\t1\\n")).systems
     ['x', 'y']
     """
-    if hasattr(source, "read") and isinstance(source.read(0), str):
-        return _parse(source, getattr(source, "name", "<results>"))
-    stream, name, close = open_binary(source)
-    try:
-        text = io.TextIOWrapper(stream, encoding="utf-8")
-        try:
-            return _parse(text, name)
-        finally:
-            text.detach()
-    except OSError as exc:
-        raise TieawareError(f"cannot read {name!r}: {getattr(exc, 'strerror', None) or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise TieawareError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    finally:
-        if close:
-            stream.close()
+    # one bounded line at a time, a leading BOM dropped, a damaged .gz reported: as every TREC reader
+    with text_lines(source, "<results>") as (lines, name):
+        return _parse(lines, name)
 
 
 def _parse(lines: Iterable[str], name: str) -> Systems:
@@ -66,6 +53,8 @@ def _parse(lines: Iterable[str], name: str) -> Systems:
     values: dict[str, dict[str, Fraction]] = {}
     first_line: dict[str, int] = {}
     for lineno, line in enumerate(lines, start=1):
+        if lineno == 1:
+            line = line.removeprefix("\ufeff")  # decoded as utf-8 rather than utf-8-sig (Excel's export)
         text = line.rstrip("\r\n")
         if not text.strip():
             continue
