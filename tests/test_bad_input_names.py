@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tieaware.cli import main
@@ -41,6 +43,37 @@ def test_p_outside_0_1_is_refused_when_parsed(measure):
         parse(measure)
     assert repr(measure) in str(info.value)
 
+
+
+@pytest.mark.parametrize("measure", ["ERR(g_max=0)@20", "ERR(g_max=-1)@20", "ERR(g_max=2.5)@20"])
+def test_g_max_below_1_or_not_an_int_is_refused_when_parsed(measure):
+    with pytest.raises(TieawareError, match=r"needs g_max an int >= 1") as info:
+        parse(measure)
+    assert repr(measure) in str(info.value)
+
+
+@pytest.mark.parametrize("measure, takes", [("AP(norm=retrieved)@5", "AP takes norm="), ("P(norm=capped)@5", "P takes norm="), ("nDCG(norm=k)@5", "nDCG takes")])
+def test_a_norm_another_measure_takes_is_refused(measure, takes):
+    # P(norm=retrieved)@k and AP(norm=capped)@k are each their own measure's convention only (docs/conventions.md)
+    with pytest.raises(TieawareError, match=re.escape(takes)) as info:
+        parse(measure)
+    assert repr(measure) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "measure, why",
+    [
+        ("nDCG(gain=binary,dcg=exp-log2)@10", "has gain=binary and dcg='exp-log2': choose one gain"),
+        ("DCG(dcg=exp-log2,gain=binary)", "has gain=binary and dcg='exp-log2': choose one gain"),
+        ("nDCG(rel=2)@10", "takes rel only with gain=binary"),
+        ("AP(norm=capped)", "needs a cutoff with norm=capped"),
+        ("AP(norm=k)", "needs a cutoff with norm=k"),
+    ],
+)
+def test_parameters_that_contradict_each_other_are_refused(measure, why):
+    with pytest.raises(TieawareError, match=re.escape(why)) as info:
+        parse(measure)
+    assert repr(measure) in str(info.value)
 
 def test_cli_bad_p_names_the_measure_not_a_query(capsys):
     code = main(["eval", "-m", "AP RBP(p=1.5)"])

@@ -166,6 +166,7 @@ def test_a_terminating_p_prints_as_a_decimal_and_any_other_as_p_over_q(p):
         ("P(norm=k,norel=0)@5", "P@5"),
         ("ndcg(rel=2,gain=binary)@5", "nDCG(gain=binary,rel=2)@5"),
         ("ERR(g_max=4)@20", "ERR(g_max=4)@20"),
+        ("ERR(g_max=1)@20", "ERR(g_max=1)@20"),  # the smallest grade scale (binary labels): accepted
         ("RR(norel='nan')", "RR(norel=nan)"),
     ],
 )
@@ -263,3 +264,21 @@ def test_cli_keys_in_every_format(tmp_path, mode):
     assert "RBP(p=0.04)" in json.dumps(data) and LONG_P in json.dumps(data) and "1/25" not in json.dumps(data)
     trec = _cli(tmp_path, *measures, "--format", "trec", *mode)
     assert [line.split("\t")[0].strip() for line in trec.splitlines()] == ["RBP(p=0.04)", LONG_P]
+
+
+@pytest.mark.parametrize(
+    "text, params, printed",
+    [
+        ("AP@5", {"norm": "capped"}, "AP(norm=capped)@5"),  # a parameter added, the cutoff kept
+        ("AP(norm=hits)@5", {"norm": None}, "AP@5"),  # None removes it: no empty "()"
+        ("nDCG", {"gain": "binary"}, "nDCG(gain=binary)"),  # no cutoff: no "@"
+        ("RBP(p=0.5)@10", {"p": Fraction(1, 25)}, "RBP(p=0.04)@10"),  # replaced, printed as ir_measures writes it
+        ("nDCG(gain=binary)@10", {"rel": 2}, "nDCG(gain=binary,rel=2)@10"),  # parameters in sorted order
+        ("RBP(p=0.5)", {"p": None}, "RBP"),
+    ],
+)
+def test_replace_sets_and_removes_parameters(text, params, printed):
+    # the measure names are ir_measures' syntax: Name(param=value,...)@k
+    measure = parse(text).replace(**params)
+    assert str(measure) == printed
+    assert measure == parse(printed)
