@@ -15,19 +15,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from tieaware.model.errors import bad
-from tieaware.io.columns import Prepared, prepare, read_table
-from tieaware.runs.evaluate import LAYERS, Evaluation, evaluate_prepared, measure_list
+from tieaware.io.columns import read_table
+from tieaware.runs.evaluate import LAYERS, Evaluation, measure_list
+from tieaware.runs.stream import check_jobs, evaluate_files, read_qrels
 from tieaware.model.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
 from tieaware.io.exact_print import big_ints, decimal, missing, short_form, signed
 from tieaware.io.trec_format import (
     TREC_DEFAULT,
+    Counts,
     at_level,
-    counts_of_prepared,
+    judged_relevant,
     expand_families,
     not_computed,
     render,
@@ -139,8 +142,21 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="also show per measure the min and max of the mean over every tie-breaking, "
         "the sd of the mean due to ties, and how many queries depend on the tie-breaking (docs/uncertainty.md)",
     )
+    add_jobs(parser)
     parser.set_defaults(run=run)
     return parser
+
+
+def add_jobs(parser: argparse.ArgumentParser) -> None:
+    """``--jobs N``: query shards evaluated by N processes (default: every core this process may use)."""
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="evaluate query shards in N processes (default: the cores available); results are identical for any N",
+    )
 
 
 @dataclass(frozen=True)
@@ -174,38 +190,28 @@ def run(args: argparse.Namespace) -> int:
         title = f"qrels {args.qrels}, run {args.run_file}"
     exact = not args.float
     counters, measures = _measures(args)
-    common = dict(layer=args.layer, exact=exact, progress=True, complete=args.complete)
+    common = dict(layer=args.layer, exact=exact, complete=args.complete)
     if args.format == "trec":
         print(_trec_eval_layout(args, counters, measures, common))
         return 0
-    # table and json: read as columns (tieaware.io.columns), evaluate every query at once in float
-    # mode (tieaware.runs.engine) or one query at a time in exact mode.
-    prepared = _prepared(args)
-    _warn_summary_name(prepared.qids, args.per_query and args.format == "table")
-    if exact and prepared.rows > LARGE_EXACT:
-        print(
-            f"tieaware eval: note: exact evaluation of {prepared.rows:,} documents may take a while; "
-            "--float gives the same values to 1e-12 in seconds",
-            file=sys.stderr,
+    # table and json: the run is read a few whole queries at a time (tieaware.runs.stream), each
+    # piece evaluated tie-aware and in trec_eval's order, in --jobs processes; memory stays bounded.
+    with _sources(args) as (qrels_source, run_source):
+        _note_large_exact(run_source, exact)
+        result = evaluate_files(
+            qrels_source, run_source, measures, trec=True, spread=spread_on, jobs=_jobs(args), **common
         )
-    tied = evaluate_prepared(prepared, measures, **common)
-    trec = evaluate_prepared(prepared, measures, tie_break="trec_eval", **common)
-    spread = None
-    if spread_on:
-        from tieaware.runs.comparison import evaluate_spread_prepared
-
-        spread = evaluate_spread_prepared(prepared, measures, **common)
-    sizes = prepared.group_sizes()
+    _warn_summary_name(list(result.tied.queries), args.per_query and args.format == "table")
     report = _Report(
         title=title,
-        tied=tied,
-        trec=trec,
-        docs=int(sizes.sum()),
-        groups=int((sizes > 1).sum()),
+        tied=result.tied,
+        trec=result.trec,  # type: ignore[arg-type]
+        docs=result.docs,
+        groups=result.groups,
         exact=exact,
         digits=args.digits,
         layer=args.layer,
-        spread=spread,
+        spread=result.spread,
         exact_form=getattr(args, "exact_form", False),
     )
     text = {"table": _table, "json": _json}[args.format](report, args.per_query)
@@ -223,26 +229,45 @@ def _warn_summary_name(qids: list[str], shown: bool) -> None:
         )
 
 
-def _prepared(args: argparse.Namespace) -> Prepared:
-    """The run joined to its qrels and grouped by tied score, read as columns."""
-    return prepare(*_tables(args))
+def _jobs(args: argparse.Namespace) -> Optional[int]:
+    jobs = getattr(args, "jobs", None)
+    check_jobs(jobs, "--jobs")
+    return jobs
 
 
-def _tables(args: argparse.Namespace) -> tuple[Any, Any]:
-    """The qrels and run files (or the bundled sample) read as columns."""
+def _note_large_exact(run_source: Any, exact: bool) -> None:
+    """Exact mode on a large run: suggest --float (stderr), judging the size by the file's bytes."""
+    import os
+
+    try:
+        size = os.path.getsize(run_source)
+    except (TypeError, OSError):
+        return
+    if exact and size > LARGE_EXACT * _BYTES_PER_LINE:
+        print(
+            f"tieaware eval: note: exact evaluation of about {size // _BYTES_PER_LINE:,} documents may take a while; "
+            "--float gives the same values to 1e-12 in seconds",
+            file=sys.stderr,
+        )
+
+
+#: A TREC run line's usual length, to judge a run's size from its file.
+_BYTES_PER_LINE = 40
+
+
+@contextmanager
+def _sources(args: argparse.Namespace) -> Iterator[tuple[Any, Any]]:
+    """The qrels (read whole, as columns) and the run's path (streamed), or the bundled sample's."""
     if args.qrels is not None:
-        return read_table(args.qrels, "qrels", progress=True), read_table(args.run_file, "run", progress=True)
+        yield read_qrels(args.qrels), args.run_file
+        return
     from importlib.resources import as_file, files
 
     data = files("tieaware") / "data"
     with as_file(data / "sample.qrels") as q, as_file(data / "sample.run") as r:
-        return _named(q, "sample.qrels", "qrels"), _named(r, "sample.run", "run")
-
-
-def _named(path: Any, name: str, kind: str) -> Any:
-    table = read_table(path, kind)
-    table.name = name
-    return table
+        qrels = read_table(q, "qrels")
+        qrels.name = "sample.qrels"
+        yield qrels, r
 
 
 def _measures(args: argparse.Namespace) -> tuple[list[str], tuple]:
@@ -478,21 +503,21 @@ def _json(r: _Report, per_query: bool) -> str:
 
 def _trec_eval_layout(args: argparse.Namespace, counters, measures, common) -> str:
     """trec_eval's output (tieaware.io.trec_format): one evaluation, tie-aware or in trec_eval's order."""
-    qrels_table, run_table = _tables(args)
     tie_break = None if args.tie_break == "none" else "trec_eval"
-    prepared = prepare(qrels_table, run_table, trec_order=tie_break is not None)  # one order is printed
-    _warn_summary_name(prepared.qids, args.per_query)
-    if measures:
-        per_query = evaluate_prepared(prepared, measures, tie_break=tie_break, **common).per_query
-    else:  # counters only: the queries trec_eval evaluates, run ∩ qrels
-        per_query = {q: {} for q in prepared.qids}
-        if not per_query:
-            n = len(prepared.skipped_qrels)
-            raise bad("run", sorted(prepared.skipped_run)[:5], f"has no query that appears in the qrels ({n} judged)")
+    with _sources(args) as (qrels_table, run_source):
+        result = evaluate_files(
+            qrels_table, run_source, measures, tie_break=tie_break, level=args.level, jobs=_jobs(args), **common
+        )
+    _warn_summary_name(list(result.tied.queries), args.per_query)
+    counts = Counts(
+        per_query=result.counts or {},
+        judged_queries=len(result.tied.queries) + len(result.tied.skipped_qrels),
+        judged_relevant=judged_relevant(qrels_table),
+    )
     return render(
         measures,
-        per_query,
-        counts_of_prepared(prepared, qrels_table, args.level),
+        result.tied.per_query,
+        counts,
         counters=counters,
         show_queries=args.per_query,
         complete=args.complete,

@@ -60,6 +60,7 @@ __all__ = [
     "counts",
     "counts_of",
     "counts_of_prepared",
+    "judged_relevant",
     "render",
     "split_counters",
     "expand_families",
@@ -204,6 +205,17 @@ def counts_of(
         judged_queries=len(qrels),
         judged_relevant=sum(1 for judged in qrels.values() for label in judged.values() if label > 0),
     )
+
+
+def judged_relevant(qrels_table: Any) -> int:
+    """Judged documents with label > 0 in a qrels Table (num_rel's summary under -c)."""
+    import numpy as np
+
+    from tieaware.io.text import number_text
+
+    texts, inverse = np.unique(qrels_table.value, return_inverse=True)
+    positive = np.array([number_text(t.decode("utf-8"), "label", qrels_table.name) > 0 for t in texts.tolist()], dtype=bool)
+    return int(positive[inverse].sum()) if len(texts) else 0
 
 
 def counts_of_prepared(prepared: Any, qrels_table: Any, level: object = 1) -> Counts:

@@ -172,10 +172,18 @@ class _Groups:
         return self._cache[key]
 
     def before(self, r: np.ndarray) -> np.ndarray:
-        """Relevant documents in earlier groups of the same query."""
-        total = np.cumsum(r) - r
+        """The sum of *r* over the earlier groups of the same query (relevant documents above a group, ERR's log-survival).
+
+        A query's sums start from 0 at its first group, so they never depend on
+        the queries evaluated beside it (a run cut into parts gives the same bits):
+        counts (whole numbers) through one running sum over every group, which is
+        exact; other values through a running sum per query.
+        """
         first_group = np.searchsorted(self.start_row, self.p.query_start)
-        return total - total[first_group][self.query]
+        if not len(r) or (np.all(r == np.floor(r)) and float(np.abs(r).sum()) < 2.0**53):
+            total = np.cumsum(r) - r
+            return total - total[first_group][self.query]
+        return _running_per_query(r, first_group)
 
     def first_relevant(self, r: np.ndarray, k: Optional[int]) -> np.ndarray:
         """Every query's first group holding a relevant document and starting above k (queries with one only)."""
@@ -184,6 +192,26 @@ class _Groups:
 
     def sum_per_query(self, per_group: np.ndarray) -> np.ndarray:
         return np.bincount(self.query, weights=per_group, minlength=self.nq)
+
+
+def _running_per_query(r: np.ndarray, first_group: np.ndarray) -> np.ndarray:
+    """Σ of *r* over the earlier groups of each query, summed from 0 in every query (left to right)."""
+    counts = np.diff(np.append(first_group, len(r)))
+    width = int(counts.max())
+    out = np.empty(len(r), dtype=np.float64)
+    if width * len(counts) <= 4 * len(r) + 1024:  # queries side by side in a padded table, one cumsum per row
+        table = np.zeros((len(counts), width + 1), dtype=np.float64)
+        owner = np.repeat(np.arange(len(counts)), counts)
+        slot = np.arange(len(r)) - first_group[owner]
+        table[owner, slot + 1] = r
+        np.cumsum(table, axis=1, out=table)
+        out[:] = table[owner, slot]
+        return out
+    for lo, n in zip(first_group.tolist(), counts.tolist()):  # a few very long queries: one at a time
+        part = np.cumsum(r[lo : lo + n])
+        out[lo] = 0.0
+        out[lo + 1 : lo + n] = part[:-1]
+    return out
 
 
 def _cut(g: _Groups, k: Optional[int]) -> np.ndarray:

@@ -73,8 +73,12 @@ def evaluate_part(
     trec: bool = False,
     spread: bool = False,
     level: Optional[object] = None,
+    tie_break: Optional[str] = None,
 ) -> Part:
-    """Every query of one part: tie-aware values, and on request trec_eval-order values, spreads and counts."""
+    """Every query of one part: tie-aware values, and on request trec_eval-order values, spreads and counts.
+
+    With ``tie_break="trec_eval"`` the part's main values (:attr:`Part.tied`) are those in trec_eval's order.
+    """
     part = Part(qids=list(prepared.qids), tied={}, skipped_run=list(prepared.skipped_run), skipped_qrels=list(prepared.skipped_qrels))
     if not prepared.qids:
         part.trec = {} if trec else None
@@ -82,7 +86,7 @@ def evaluate_part(
         part.counts = {} if level is not None else None
         return part
     if measures:
-        part.tied = evaluate_prepared(prepared, measures, layer=layer, exact=exact).per_query
+        part.tied = evaluate_prepared(prepared, measures, layer=layer, exact=exact, tie_break=tie_break).per_query
         if trec:
             part.trec = evaluate_prepared(prepared, measures, layer=layer, exact=exact, tie_break="trec_eval").per_query
     else:

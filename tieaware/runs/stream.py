@@ -1,0 +1,222 @@
+"""Whole-run evaluation in bounded memory and on every core: the path of ``tieaware eval``.
+
+The qrels are read whole (they are small); the run is read a few whole
+queries at a time (:func:`tieaware.io.stream.pieces`), each piece joined to
+its queries' qrels, grouped (:func:`tieaware.io.columns.prepare`) and
+evaluated (:func:`tieaware.runs.parts.evaluate_part`), then dropped.  With
+*jobs* > 1 the pieces are evaluated by that many worker processes while the
+main process reads the next ones; at most ``2 × jobs`` pieces are in flight,
+so memory stays bounded.  :func:`tieaware.runs.parts.combine` then joins the
+queries in natural order: results are identical (float bits, equal
+Fractions) for any piece size and any number of jobs.
+
+>>> import io
+>>> qrels = io.BytesIO(b"q1 0 a 1\\nq2 0 b 1\\nq3 0 c 1\\n")
+>>> run = io.BytesIO(b"q1 Q0 a 1 2 r\\nq1 Q0 b 2 2 r\\nq2 Q0 b 1 1 r\\n")
+>>> out = evaluate_files(qrels, run, "P@1", exact=True, jobs=1, rows=1)
+>>> out.tied.mean["P@1"], out.tied.skipped_qrels
+(Fraction(3, 4), ('q3',))
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from typing import Any, Iterator, Optional
+
+import numpy as np
+
+from tieaware.io import stream
+from tieaware.io.columns import Table, _duplicates, _labels, _query_numbers, prepare
+from tieaware.model.errors import bad
+from tieaware.runs.evaluate import MeasureSpec, measure_list, natural_key
+from tieaware.runs.parts import Combined, Part, combine, evaluate_part
+
+__all__ = ["default_jobs", "read_qrels", "QrelsIndex", "evaluate_files", "evaluate_pieces"]
+
+
+def default_jobs() -> int:
+    """The cores this process may use (``os.sched_getaffinity``), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_jobs(jobs: Optional[int], argument: str = "jobs") -> int:
+    """*jobs* as a number of processes: None means :func:`default_jobs`."""
+    if jobs is None:
+        return default_jobs()
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise bad(argument, jobs, "must be an int >= 1 (or None: every available core)")
+    return jobs
+
+
+def read_qrels(source: Any) -> Table:
+    """The qrels as a Table: TREC text, Parquet, Arrow, or a DataFrame."""
+    from tieaware.io import parquet
+    from tieaware.io.columns import read_table
+
+    if parquet.is_columnar_path(source):
+        return parquet.read(source, "qrels")
+    if parquet.is_frame(source):
+        return parquet.table(source, "qrels", "qrels")
+    return read_table(source, "qrels")
+
+
+class QrelsIndex:
+    """The qrels, checked once, with each query's rows found by its id."""
+
+    def __init__(self, qrels: Table):
+        self.table = qrels
+        names, numbers = _query_numbers(qrels.qid)
+        # checked once here as the in-memory path checks them: a duplicate judgement, a bad label
+        _duplicates(qrels, numbers, "duplicate judgement of docno {docno!r} for query {qid!r}")
+        _labels(qrels)
+        self.names = names
+        self.order = np.argsort(numbers, kind="stable")
+        self.bounds = np.searchsorted(numbers[self.order], np.arange(len(names) + 1)).tolist()
+        self.number = {q: i for i, q in enumerate(names)}
+
+    def subset(self, qids: list[bytes]) -> Table:
+        """The qrels rows of *qids* (in file order within a query)."""
+        parts = [self.order[self.bounds[i] : self.bounds[i + 1]] for i in (self.number.get(q) for q in qids) if i is not None]
+        rows = np.concatenate(parts) if parts else np.array([], dtype=np.int64)
+        t = self.table
+        return Table(t.kind, t.name, t.qid[rows], t.docno[rows], t.value[rows], t.line[rows])
+
+
+# -- the work of one piece (in this process or a worker) ---------------------------
+
+_STATE: dict[str, Any] = {}
+
+
+def _work(piece: Table, index: QrelsIndex, options: dict[str, Any]) -> Part:
+    names, _ = _query_numbers(piece.qid)
+    prepared = prepare(index.subset(names), piece, trec_order=options["trec"] or options["tie_break"] is not None)
+    return evaluate_part(
+        prepared,
+        options["measures"],
+        exact=options["exact"],
+        layer=options["layer"],
+        trec=options["trec"],
+        spread=options["spread"],
+        level=options["level"],
+        tie_break=options["tie_break"],
+    )
+
+
+def _worker_work(piece: Table) -> Part:
+    return _work(piece, _STATE["index"], _STATE["options"])
+
+
+def evaluate_pieces(
+    index: QrelsIndex,
+    pieces: Iterator[Table],
+    options: dict[str, Any],
+    jobs: int,
+) -> list[Part]:
+    """Every piece's Part, in this process (jobs=1) or in *jobs* worker processes."""
+    first = next(pieces, None)
+    if first is None:
+        return []
+    second = next(pieces, None)
+    if second is None or jobs == 1:  # one piece, or one process: no pool
+        return [_work(p, index, options) for p in ([first] if second is None else _chain(first, second, pieces))]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _STATE["index"], _STATE["options"] = index, options  # inherited by forked workers
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    parts: list[Part] = []
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init, initargs=(None if method == "fork" else index, options)) as pool:
+            flight: deque = deque()
+            for piece in _chain(first, second, pieces):
+                flight.append(pool.submit(_worker_work, piece))
+                while len(flight) >= 2 * jobs:
+                    parts.append(flight.popleft().result())
+            while flight:
+                parts.append(flight.popleft().result())
+    finally:
+        _STATE.clear()
+    return parts
+
+
+def _init(index: Optional[QrelsIndex], options: dict[str, Any]) -> None:
+    if index is not None:
+        _STATE["index"] = index
+    _STATE["options"] = options
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def _chain(first: Table, second: Table, rest: Iterator[Table]) -> Iterator[Table]:
+    yield first
+    yield second
+    yield from rest
+
+
+def evaluate_files(
+    qrels: Any,
+    run: Any,
+    measures: MeasureSpec,
+    *,
+    exact: bool = True,
+    layer: str = "fast",
+    trec: bool = False,
+    spread: bool = False,
+    level: Optional[object] = None,
+    complete: bool = False,
+    jobs: Optional[int] = None,
+    rows: int = stream.PIECE_ROWS,
+    tie_break: Optional[str] = None,
+) -> Combined:
+    """Evaluate the run file *run* against *qrels*, streaming by query (see the module docstring).
+
+    *trec* adds the values in trec_eval's order, *spread* each query's worst,
+    best and variance, *level* trec_eval's counts at that relevance level;
+    ``tie_break="trec_eval"`` makes the main values those in trec_eval's order.
+    *qrels* may be a :class:`~tieaware.io.columns.Table` already read, *run* a
+    Table held in memory (evaluated by query, in pieces).
+    """
+    ms = measure_list(measures) if measures else ()
+    jobs = check_jobs(jobs)
+    index = QrelsIndex(qrels if isinstance(qrels, Table) else read_qrels(qrels))
+    options = dict(measures=ms, exact=exact, layer=layer, trec=trec, spread=spread, level=level, tie_break=tie_break)
+    if isinstance(run, Table):
+        source: Iterator[Table] = stream.by_query(run, rows)
+        parts = evaluate_pieces(index, source, options, jobs)
+    elif _rereadable(run):
+        try:
+            parts = evaluate_pieces(index, stream.pieces(run, "run", rows=rows), options, jobs)
+        except stream.NotContiguous:
+            parts = evaluate_pieces(index, _partitioned(run, rows), options, jobs)
+    else:  # a stream read once (stdin): whole, then by query
+        parts = evaluate_pieces(index, stream.by_query(stream.concat(list(stream.blocks(run, "run")) or [_empty()]), rows), options, jobs)
+    seen: set[str] = set()
+    run_only: set[str] = set()
+    for part in parts:
+        seen.update(part.qids)
+        run_only.update(part.skipped_run)
+    judged = [q.decode("utf-8") for q in index.names]
+    skipped_qrels = [q for q in judged if q not in seen]
+    if not seen:
+        n = len(judged)
+        raise bad("run", sorted(run_only, key=natural_key)[:5], f"has no query that appears in the qrels ({n} judged quer{'y' if n == 1 else 'ies'})")
+    return combine(parts, ms, exact=exact, complete=complete, skipped_run=run_only, skipped_qrels=skipped_qrels)
+
+
+def _partitioned(run: Any, rows: int) -> Iterator[Table]:
+    """The partitions of a run whose queries are not contiguous, each cut into pieces of whole queries."""
+    for table in stream.partitioned(run, "run"):
+        yield from stream.by_query(table, rows)
+
+
+def _rereadable(run: Any) -> bool:
+    return isinstance(run, (str, os.PathLike)) and os.fspath(run) != "-"
+
+
+def _empty() -> Table:
+    empty = np.array([], dtype="S1")
+    return Table("run", "<run>", empty, empty, empty, np.array([], dtype=np.int64))
