@@ -21,7 +21,7 @@ import argparse
 import json
 import sys
 from fractions import Fraction
-from typing import Any
+from typing import Any, Optional
 
 from tabulate import tabulate
 
@@ -30,7 +30,7 @@ from tieaware.model.exact import to_decimal, to_exact_string
 from tieaware.fast.rank_biased_overlap import rbo_bounds
 from tieaware.model.params import probability
 from tieaware.model.rbo_input import BOUNDS, VARIANTS
-from tieaware.io.trec import read_run, tie_groups
+from tieaware.runs.stream import check_jobs
 
 __all__ = ["add_parser", "run", "truncate"]
 
@@ -72,6 +72,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--float", action="store_true", help="float arithmetic instead of exact values")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     parser.add_argument("--digits", type=int, default=4, metavar="N", help="digits after the decimal point (default: 4)")
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="compare query partitions of large runs in N processes (default: the cores available)",
+    )
     parser.set_defaults(run=run)
     return parser
 
@@ -98,34 +106,122 @@ def run(args: argparse.Namespace) -> int:
         raise bad("--depth", args.depth, "must be an int >= 1")
     if args.digits < 0:
         raise bad("--digits", args.digits, "must be an int >= 0")
-    run_a, run_b = read_run(args.run_a), read_run(args.run_b)
-    shared = sorted(set(run_a) & set(run_b))
-    if not shared:
+    bounds = BOUNDS if args.bound == "all" else (args.bound,)
+    jobs = getattr(args, "jobs", None)
+    check_jobs(jobs, "--jobs")
+    rows, only_a, only_b = _compare_files(args.run_a, args.run_b, p, args.variant, args.depth, not args.float, bounds, jobs)
+    if not rows:
         raise bad("RUN_A and RUN_B", [args.run_a, args.run_b], "must share at least one query")
-    if "mean" in shared and args.format == "table":
+    rows.sort(key=lambda row: row[0])
+    if "mean" in (row[0] for row in rows) and args.format == "table":
         print(
             "tieaware rbo: warning: a query is named 'mean', as the summary row is; "
             "the summary is the last row (or use --format json, which keeps them apart)",
             file=sys.stderr,
         )
-    bounds = BOUNDS if args.bound == "all" else (args.bound,)
-    rows = []
-    for qid in shared:
-        S, L = _ranking(run_a[qid], args.depth), _ranking(run_b[qid], args.depth)
-        values = rbo_bounds(S, L, p, variant=args.variant, exact=not args.float)
-        rows.append((qid, _length(S), _length(L), [getattr(values, b) for b in bounds]))
     means = [_mean([row[3][i] for row in rows]) for i in range(len(bounds))]
-    skipped = len(set(run_a) ^ set(run_b))
+    skipped = only_a + only_b
     report = {"table": _table, "json": _json}[args.format](args, p, bounds, rows, means, skipped)
     print(report)  # one print, after all the work
     return 0
 
 
-def _ranking(docs: list[tuple[str, Fraction]], depth: int | None) -> list[Any]:
-    groups = tie_groups(docs)
-    if depth is not None:
-        groups = truncate(groups, depth)
-    return [tuple(g) for g in groups]
+# -- reading: both runs as columns, query by query -------------------------------
+
+
+def _compare_files(a: Any, b: Any, p: Fraction, variant: str, depth: Optional[int], exact: bool, bounds: tuple, jobs: Optional[int]) -> tuple[list, int, int]:
+    """(rows of the shared queries, queries only in A, queries only in B).
+
+    Both runs are read as columns (tieaware.io.columns), not line by line;
+    runs large enough are first partitioned by query into temporary files
+    (tieaware.io.stream), so memory holds one partition of each at a time,
+    and the partitions are compared in --jobs processes.
+    """
+    from tieaware.io import stream
+
+    count = max(stream.partition_count(a), stream.partition_count(b)) if all(_is_path(x) for x in (a, b)) else 1
+    options = (p, variant, depth, exact, bounds)
+    if count == 1:
+        return _compare_tables(stream.concat(list(stream.blocks(a)) or [_empty(a)]), stream.concat(list(stream.blocks(b)) or [_empty(b)]), options)
+    import tempfile
+
+    from tieaware.runs.stream import check_jobs
+
+    jobs = check_jobs(jobs)
+    with tempfile.TemporaryDirectory(prefix="tieaware-rbo-") as tmp:
+        pairs = list(zip(stream.write_partitions(a, "run", count, tmp, "a"), stream.write_partitions(b, "run", count, tmp, "b")))
+        if jobs == 1:
+            results = [_compare_partition(pair, options) for pair in pairs]
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
+                results = list(pool.map(_compare_partition, pairs, [options] * len(pairs)))
+    rows = [row for got in results for row in got[0]]
+    return rows, sum(got[1] for got in results), sum(got[2] for got in results)
+
+
+def _compare_partition(pair: tuple[str, str], options: tuple) -> tuple[list, int, int]:
+    from tieaware.io import stream
+
+    tables = [stream.read_partition(path) for path in pair]
+    if tables[0] is None or tables[1] is None:
+        return [], len(_qids(tables[0])), len(_qids(tables[1]))
+    return _compare_tables(tables[0], tables[1], options)
+
+
+def _qids(table: Any) -> set:
+    return set() if table is None else set(table.qid.tolist())
+
+
+def _compare_tables(a: Any, b: Any, options: tuple) -> tuple[list, int, int]:
+    from tieaware.io.columns import rank_rows
+
+    p, variant, depth, exact, bounds = options
+    ranked_a, ranked_b = _rankings(a, rank_rows(a), depth), _rankings(b, rank_rows(b), depth)
+    rows = []
+    for qid in ranked_a.keys() & ranked_b.keys():
+        S, L = ranked_a[qid], ranked_b[qid]
+        values = rbo_bounds(S, L, p, variant=variant, exact=exact)
+        rows.append((qid, _length(S), _length(L), [getattr(values, bd) for bd in bounds]))
+    return rows, len(ranked_a.keys() - ranked_b.keys()), len(ranked_b.keys() - ranked_a.keys())
+
+
+def _rankings(table: Any, ranked: tuple, depth: Optional[int]) -> dict[str, list[tuple[str, ...]]]:
+    """{qid: tie groups of docnos, best first}, each cut at --depth (whole groups)."""
+    import numpy as np
+
+    qids, order, query_start, group_start = ranked
+    docnos = [d.decode("utf-8") for d in table.docno[order].tolist()]
+    ends = np.append(group_start[1:], len(order)).tolist()
+    starts = group_start.tolist()
+    query_end = np.append(query_start[1:], len(order)).tolist()
+    out: dict[str, list[tuple[str, ...]]] = {}
+    g = 0
+    for qid, lo, hi in zip(qids, query_start.tolist(), query_end):
+        groups: list[tuple[str, ...]] = []
+        while g < len(starts) and starts[g] < hi:
+            groups.append(tuple(docnos[starts[g] : ends[g]]))
+            g += 1
+        out[qid] = truncate(groups, depth) if depth is not None else groups  # type: ignore[arg-type]
+    return out
+
+
+def _is_path(source: Any) -> bool:
+    import os
+
+    return isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-"
+
+
+def _empty(name: Any) -> Any:
+    import numpy as np
+
+    from tieaware.io.columns import Table
+
+    empty = np.array([], dtype="S1")
+    return Table("run", str(name), empty, empty, empty, np.array([], dtype=np.int64))
 
 
 def _length(ranking: list[Any]) -> int:

@@ -54,7 +54,7 @@ from tieaware.io.text import (
 )
 from tieaware.model.errors import TieawareError
 
-__all__ = ["Table", "Prepared", "read_table", "prepare", "prepare_dicts"]
+__all__ = ["Table", "Prepared", "read_table", "prepare", "prepare_dicts", "rank_rows"]
 
 _COLUMNS = {"run": 6, "qrels": 4}
 _LAYOUT = {"run": "qid Q0 docno rank score run_id", "qrels": "qid iter docno label"}
@@ -642,6 +642,40 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
         negative=negative if negative is not None and negative.any() else None,
         judged_negative=judged_negative if judged_negative is not None and judged_negative.any() else None,
     )
+
+
+def rank_rows(run: Table) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """A run's rows ranked per query without qrels (for RBO): (qids, row order, query starts, group starts).
+
+    The order sorts rows by query (first appearance), then score descending;
+    groups are runs of equal **exact** scores, as :func:`prepare` finds them.
+    A docno given twice for one query is refused, naming both lines.
+
+    >>> import io
+    >>> t = read_table(io.BytesIO(b"q1 Q0 a 1 1 r\\nq1 Q0 b 2 2.0 r\\nq1 Q0 c 3 2 r\\n"), "run")
+    >>> qids, order, qs, gs = rank_rows(t)
+    >>> t.docno[order].tolist(), gs.tolist()
+    ([b'b', b'c', b'a'], [0, 2])
+    """
+    names, query = _query_numbers(run.qid)
+    _duplicates(run, query, "duplicate docno {docno!r} for query {qid!r}")
+    score, text_id, text_values = _scores(run)
+    order = _query_score_order(query, score, text_id, text_values)
+    query, score, text_id, source = query[order], score[order], text_id[order], order.copy()
+    n = len(query)
+    boundary = np.ones(n, dtype=bool)
+    if n:
+        same_double = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
+        boundary[1:] = ~same_double
+        maybe = np.flatnonzero(same_double & (text_id[1:] != text_id[:-1]))
+        if len(maybe) and run.score is None:
+            differ = np.zeros(n - 1, dtype=bool)
+            differ[maybe] = run.value[source[maybe]] != run.value[source[maybe + 1]]
+            if differ.any():
+                _exact_regroup(differ, boundary, [query, score, source], lambda rows: run.value[rows])
+    query_start = np.flatnonzero(np.append(True, query[1:] != query[:-1])) if n else np.array([], dtype=np.int64)
+    qids = [names[i].decode("utf-8") for i in query[query_start].tolist()]
+    return qids, source, query_start, np.flatnonzero(boundary)
 
 
 def _query_score_order(query: np.ndarray, score: np.ndarray, text_id: np.ndarray, text_values: np.ndarray) -> np.ndarray:

@@ -139,34 +139,51 @@ def partitioned(source: Source, kind: str = "run", *, rows: int = PARTITION_ROWS
     size); a query always falls in one partition (by a CRC-32 of its id),
     its lines kept in file order.  The files are deleted when done.
     """
-    count = _partitions(source, rows)
+    count = partition_count(source, rows)
     with tempfile.TemporaryDirectory(prefix="tieaware-", dir=directory) as tmp:
-        files: list[IO[bytes]] = [open(os.path.join(tmp, f"{i}.part"), "wb") for i in range(count)]
-        try:
-            for table in blocks(source, kind):
-                names, number = _query_numbers(table.qid)
-                bucket = np.array([zlib.crc32(n) % count for n in names], dtype=np.int64)[number]
-                order = np.argsort(bucket, kind="stable")
-                bounds = np.searchsorted(bucket[order], np.arange(count + 1))
-                for b in range(count):
-                    lo, hi = int(bounds[b]), int(bounds[b + 1])
-                    if hi > lo:
-                        pickle.dump(_take(table, order[lo:hi]), files[b], protocol=pickle.HIGHEST_PROTOCOL)
-        finally:
-            for f in files:
-                f.close()
-        for b in range(count):
-            path = os.path.join(tmp, f"{b}.part")
-            tables = []
-            with open(path, "rb") as f:
-                while True:
-                    try:
-                        tables.append(pickle.load(f))
-                    except EOFError:
-                        break
-            os.remove(path)
-            if tables:
-                yield concat(tables)
+        for path in write_partitions(source, kind, count, tmp):
+            table = read_partition(path)
+            if table is not None:
+                yield table
+
+
+def write_partitions(source: Source, kind: str, count: int, directory: str, prefix: str = "") -> list[str]:
+    """Write *source*'s rows into *count* files by query (CRC-32 of the qid); their paths, in partition order."""
+    paths = [os.path.join(directory, f"{prefix}{i}.part") for i in range(count)]
+    files: list[IO[bytes]] = [open(p, "wb") for p in paths]
+    try:
+        for table in blocks(source, kind):
+            names, number = _query_numbers(table.qid)
+            bucket = np.array([zlib.crc32(n) % count for n in names], dtype=np.int64)[number]
+            order = np.argsort(bucket, kind="stable")
+            bounds = np.searchsorted(bucket[order], np.arange(count + 1))
+            for b in range(count):
+                lo, hi = int(bounds[b]), int(bounds[b + 1])
+                if hi > lo:
+                    pickle.dump(_take(table, order[lo:hi]), files[b], protocol=pickle.HIGHEST_PROTOCOL)
+    finally:
+        for f in files:
+            f.close()
+    return paths
+
+
+def read_partition(path: str, remove: bool = True) -> Optional[Table]:
+    """One partition file written by :func:`write_partitions` as a Table (None when empty); the file is removed."""
+    tables = []
+    with open(path, "rb") as f:
+        while True:
+            try:
+                tables.append(pickle.load(f))
+            except EOFError:
+                break
+    if remove:
+        os.remove(path)
+    return concat(tables) if tables else None
+
+
+def partition_count(source: Source, rows: int = PARTITION_ROWS) -> int:
+    """How many partitions of about *rows* rows *source* needs, judged from its file size (16 for a stream)."""
+    return _partitions(source, rows)
 
 
 def _partitions(source: Source, rows: int) -> int:
