@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -188,10 +189,12 @@ def time_tool(tool: str, qrels: str, run_: str, timeout: float = 1800) -> Timing
     return Timing(tool, report["wall"], report["rss_mb"], note, report["cpu"])
 
 
-def _table(timings: list[Timing]) -> str:
-    base = next((t.seconds for t in timings if t.tool == "pytrec_eval" and t.seconds), None)
-    base_rss = next((t.peak_mb for t in timings if t.tool == "pytrec_eval" and t.peak_mb), None)
-    base_cpu = next((t.cpu for t in timings if t.tool == "pytrec_eval" and t.cpu), None)
+def _table(timings: list[Timing], base: Optional[str] = "pytrec_eval") -> str:
+    name = base or "-"
+    base_time = next((t.seconds for t in timings if t.tool == name and t.seconds), None)
+    base_rss = next((t.peak_mb for t in timings if t.tool == name and t.peak_mb), None)
+    base_cpu = next((t.cpu for t in timings if t.tool == name and t.cpu), None)
+    base = base_time
     rows = []
     for t in timings:
         if t.seconds is None:
@@ -204,7 +207,7 @@ def _table(timings: list[Timing]) -> str:
         rows.append([t.tool, f"{t.seconds:.2f}", ratio, cpu, cpu_ratio, f"{t.peak_mb:.0f}", rss_ratio, t.note])
     return tabulate(
         rows,
-        headers=["tool", "wall (s)", "÷ pytrec_eval", "CPU (s)", "CPU ÷ pytrec_eval", "peak RSS (MB)", "RSS ÷ pytrec_eval", "note"],
+        headers=["tool", "wall (s)", f"÷ {name}", "CPU (s)", f"CPU ÷ {name}", "peak RSS (MB)", f"RSS ÷ {name}", "note"],
         disable_numparse=True,
         colalign=("left", "right", "right", "right", "right", "right", "right", "left"),
     )
@@ -219,37 +222,141 @@ def _cli_all_measures(qrels: str, run_: str) -> Timing:
     return Timing("tieaware exact, 10 measures", report["wall"], report["rss_mb"], note, report["cpu"])
 
 
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _eval_float(qrels: str, run_: str, jobs: Optional[int] = None, table: bool = False) -> list[str]:
+    cmd = [sys.executable, "-m", "tieaware", "eval", qrels, run_, "-m", MEASURES["tieaware"], "--float"]
+    cmd += [] if table else ["--format", "trec"]
+    return cmd + ([] if jobs is None else ["--jobs", str(jobs)])
+
+
+def _time_command(tool: str, cmd: list[str], timeout: float = 3600) -> Timing:
+    env = dict(os.environ, TQDM_DISABLE="1")
+    try:
+        out = subprocess.run([sys.executable, "-c", _WRAPPER, *cmd], capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return Timing(tool, None, None, f"over {timeout:.0f} s, stopped")
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    note = "" if report["code"] == 0 else f"exit {report['code']}: {report['err'].strip().splitlines()[-1:]}"
+    return Timing(tool, report["wall"], report["rss_mb"], note, report["cpu"])
+
+
+def _median(tool: str, cmd: list[str], repeats: int) -> Timing:
+    """The run of median wall time among *repeats* runs (the machine is shared: one run is noisy)."""
+    runs = [_time_command(tool, cmd) for _ in range(repeats)]
+    done = sorted((t for t in runs if t.seconds is not None), key=lambda t: t.seconds)  # type: ignore[arg-type,return-value]
+    if not done:
+        return runs[0]
+    mid = done[len(done) // 2]
+    note = f"median of {len(done)}" + (f"; {mid.note}" if mid.note else "") if repeats > 1 else mid.note
+    return Timing(tool, mid.seconds, max(t.peak_mb or 0 for t in done), note, mid.cpu)
+
+
+def _ten_million(tmp: str, quick: bool, repeats: int) -> tuple[list[str], Optional[Timing], str, str]:
+    """10^7 lines, heavy ties: tieaware (every core, one core, the two-column table) beside the peers."""
+    from tieaware.benchmarks._scale_peers import write_heavy
+    from tieaware.runs.stream import default_jobs
+
+    nq, nd = (20, 200) if quick else (10_000, 1_000)
+    qrels, run_ = os.path.join(tmp, "big.qrels"), os.path.join(tmp, "big.run")
+    write_heavy(qrels, run_, nq, nd, SEED_HEAVY)
+    jobs = default_jobs()
+    timings = [
+        _median(f"tieaware eval --float --format trec (--jobs {jobs})", _eval_float(qrels, run_), repeats),
+        _median("tieaware eval --float --format trec --jobs 1", _eval_float(qrels, run_, jobs=1), repeats),
+        _median(f"tieaware eval --float (table: tie-aware and trec_eval order, --jobs {jobs})", _eval_float(qrels, run_, table=True), repeats),
+    ]
+    for tool in ("trec_eval", "pytrec_eval") + (() if quick else ("ranx",)):  # ranx compiles with numba for minutes
+        cmd = _command(tool, qrels, run_)
+        timings.append(Timing(tool, None, None, "not installed") if cmd is None else _median(tool, cmd, repeats if tool == "trec_eval" else 1))
+    size = os.path.getsize(run_) / 1e6
+    head = [f"### 10^7 lines: heavy ties, {nq:,} queries × {nd:,} documents (run file {size:.0f} MB; {jobs} cores)"]
+    trec = next((t for t in timings if t.tool == "trec_eval" and t.seconds), None)
+    ours = timings[0]
+    lines = head + [_table(timings, base="trec_eval" if trec else "pytrec_eval")]
+    if trec and ours.seconds:
+        lines.append(
+            f"targets: wall ≤ 0.5 × trec_eval's: {ours.seconds / trec.seconds:.2f}×; "  # type: ignore[operator]
+            f"peak RSS ≤ trec_eval's: {ours.peak_mb:.0f} MB vs {trec.peak_mb:.0f} MB"
+        )
+    return lines, ours, qrels, run_
+
+
+def _hundred_million(tmp: str, quick: bool, ten: Optional[Timing]) -> list[str]:
+    from tieaware.benchmarks._scale_peers import SEED_BIG, write_heavy
+
+    nq, nd = (200, 200) if quick else (100_000, 1_000)
+    need = nq * nd * 40
+    free = shutil.disk_usage(tmp).free
+    title = f"### 10^8 lines: {nq:,} queries × {nd:,} documents, written to a temporary directory and deleted"
+    if free < 2 * need:
+        return [title, f"skipped: {free / 1e9:.1f} GB free, {2 * need / 1e9:.1f} GB wanted"]
+    qrels, run_ = os.path.join(tmp, "huge.qrels"), os.path.join(tmp, "huge.run")
+    start = time.perf_counter()
+    write_heavy(qrels, run_, nq, nd, SEED_BIG)
+    written = time.perf_counter() - start
+    size = os.path.getsize(run_) / 1e9
+    t = _time_command("tieaware eval --float --format trec", _eval_float(qrels, run_))
+    os.remove(run_)
+    os.remove(qrels)
+    lines = [title, f"run file {size:.1f} GB, written in {written:.0f} s", _table([t], base=None)]
+    if t.seconds and ten is not None and ten.seconds:
+        lines.append(f"targets: peak RSS ≤ 2 GB: {t.peak_mb / 1024:.2f} GB; time ≤ 12 × the 10^7 run: {t.seconds / ten.seconds:.1f}×")
+    return lines
+
+
+def _rbo(tmp: str, quick: bool, qrels: str, run_: str, ten: Optional[Timing]) -> list[str]:
+    from tieaware.benchmarks._scale_peers import write_heavy
+
+    nq, nd = (20, 200) if quick else (10_000, 1_000)
+    other, other_qrels = os.path.join(tmp, "other.run"), os.path.join(tmp, "other.qrels")
+    write_heavy(other_qrels, other, nq, nd, SEED_HEAVY + 1)
+    t = _time_command("tieaware rbo A B --float", [sys.executable, "-m", "tieaware", "rbo", run_, other, "--float"], timeout=3600)
+    lines = [f"### rbo: two runs of {nq * nd:,} lines ({nq:,} queries × {nd:,} documents)", _table([t], base=None)]
+    if t.seconds and ten is not None and ten.seconds:
+        lines.append(
+            f"targets: within 2 × eval --float on one run: {t.seconds / ten.seconds:.1f}×; peak RSS ≤ 2 GB: {t.peak_mb / 1024:.2f} GB"
+        )
+    return lines
+
+
 def run(quick: bool = False) -> str:
     """Write the runs, time every tool on each, and return the printable report."""
-    heavy = (20, 200) if quick else (6980, 1000)
-    graded = (5, 200) if quick else (43, 1000)
+    from tieaware.benchmarks import _scale_peers as peers
+
+    repeats = 1 if quick else 3
     parts = [
-        "## Scale: tieaware vs trec_eval, pytrec_eval, ir_measures, ranx",
+        "## Scale: tieaware vs trec_eval, pytrec_eval, ir_measures, ranx; 10^8 lines; rbo; recommender data; score matrices",
         f"mode: {'quick' if quick else 'full'}; each tool in a fresh process (start-up, imports, reading, printing included); "
-        "peak RSS = ru_maxrss of that process; measures AP nDCG@10 P@10 RR@10 (trec_eval/pytrec_eval: recip_rank) R@1000",
+        "peak RSS = ru_maxrss of that process; measures AP nDCG@10 P@10 RR@10 (trec_eval/pytrec_eval: recip_rank) R@1000; "
+        f"{'one run each' if quick else 'tieaware and trec_eval: the median of 3 runs (the machine is shared)'}",
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        for title, (nq, nd), make, tools in (
-            ("heavy ties", heavy, heavy_tie_files, TOOLS),
-            ("graded", graded, graded_files, TOOLS),
-        ):
-            qrels_text, run_text = make(nq, nd)
-            qrels, run_ = os.path.join(tmp, f"{title[0]}.qrels"), os.path.join(tmp, f"{title[0]}.run")
-            with open(qrels, "w") as f:
-                f.write(qrels_text)
-            with open(run_, "w") as f:
-                f.write(run_text)
-            del qrels_text, run_text
-            size = os.path.getsize(run_) / 1e6
-            parts += ["", f"### {title}: {nq:,} queries × {nd:,} documents (run file {size:.0f} MB)"]
-            parts.append(_table([time_tool(t, qrels, run_) for t in tools if not (quick and t == "ranx")]))
+        lines, ten, big_qrels, big_run = _ten_million(tmp, quick, repeats)
+        parts += [""] + lines
+        parts += [""] + _hundred_million(tmp, quick, ten)
+        parts += [""] + _rbo(tmp, quick, big_qrels, big_run, ten)
+        os.remove(big_run)
+        qrels_text, run_text = graded_files(*((5, 200) if quick else (43, 1000)))
+        qrels, run_ = os.path.join(tmp, "g.qrels"), os.path.join(tmp, "g.run")
+        _write(qrels, qrels_text)
+        _write(run_, run_text)
+        parts += ["", f"### graded: {5 if quick else 43} queries × {200 if quick else 1000} documents (3-decimal scores, labels 0..3)"]
+        parts.append(_table([time_tool(t, qrels, run_) for t in TOOLS if not (quick and t == "ranx")]))
         qrels_text, run_text = heavy_tie_files(5 if quick else 50, 1000, seed=50)
         qrels, run_ = os.path.join(tmp, "50.qrels"), os.path.join(tmp, "50.run")
-        with open(qrels, "w") as f:
-            f.write(qrels_text)
-        with open(run_, "w") as f:
-            f.write(run_text)
+        _write(qrels, qrels_text)
+        _write(run_, run_text)
         t = _cli_all_measures(qrels, run_)
         parts += ["", f"### exact, all measures, through the CLI ({5 if quick else 50} × 1,000 heavy ties; target < 5 s)"]
         parts.append(f"tieaware eval (exact, 10 measures incl. full nDCG and ERR@20): {t.seconds:.2f} s wall, {t.cpu:.2f} s CPU, {t.peak_mb:.0f} MB {t.note}")
+    users, items = (200, 100) if quick else (5000, 1000)
+    parts += ["", f"### recommender data: {users:,} users × {items:,} items, integer predictions 1–5, a tenth rated 1–5 (seconds in-process)"]
+    parts.append(tabulate(peers.recommender(quick), headers=["tool", "seconds", "nDCG@10", "MAP@10", "note"], disable_numparse=True))
+    rows_, cols = (200, 100) if quick else (10000, 1000)
+    parts += ["", f"### score matrix: {rows_:,} × {cols:,} float32, scores rounded to 1/64 (seconds in-process; target ≤ 1 s)"]
+    parts.append(tabulate(peers.matrix(quick), headers=["tool", "seconds", "nDCG@10", "RR@10", "R@100", "note"], disable_numparse=True))
     return "\n".join(parts)
