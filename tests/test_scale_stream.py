@@ -140,3 +140,19 @@ def test_cli_jobs_and_stdin_print_the_same(tmp_path):
     assert _cli(*base, "-", "--float", "-q", "--spread", stdin=_scatter(run, 1)) == one.replace(str(tmp_path / "r"), "-")
     trec = _cli(*base, str(tmp_path / "r"), "--format", "trec", "-q", "-c", "--jobs", "2")
     assert trec == _cli(*base, str(tmp_path / "r"), "--format", "trec", "-q", "-c", "--jobs", "1")
+
+
+def test_evaluate_jobs_equal_one_process():
+    import tieaware
+    from tieaware import TieawareError
+    from tieaware.io.trec import parse_qrels, parse_run
+
+    qrels_text, run_text = _files(8, queries=12, docs=10)
+    qrels, run = parse_qrels(qrels_text.splitlines()), parse_run(run_text.splitlines())
+    for exact in (True, False):
+        for tie_break in (None, "trec_eval"):
+            one = tieaware.evaluate(qrels, run, MEASURES, exact=exact, tie_break=tie_break)
+            two = tieaware.evaluate(qrels, run, MEASURES, exact=exact, tie_break=tie_break, jobs=2)
+            assert (two.per_query, two.mean, two.skipped_run, two.skipped_qrels) == (one.per_query, one.mean, one.skipped_run, one.skipped_qrels)
+    with pytest.raises(TieawareError, match="^jobs must be an int >= 1"):
+        tieaware.evaluate(qrels, run, "AP", jobs=0)

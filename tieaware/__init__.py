@@ -39,7 +39,7 @@ __version__ = "0.1.0"
 #: Public names imported on first use (so that `tieaware --version` and a bare
 #: `import tieaware` do not pay for numpy, sympy or the engines).
 _LAZY = {
-    "evaluate": "tieaware.runs.evaluate",
+    "evaluate": "tieaware.runs.stream",  # tieaware.runs.evaluate.evaluate, with jobs=
     "evaluate_matrix": "tieaware.runs.matrix",
     "Evaluation": "tieaware.runs.evaluate",
     "compute": "tieaware.runs.evaluate",

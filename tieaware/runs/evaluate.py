@@ -263,17 +263,24 @@ def evaluate(
     (docno descending) and the ordinary tie-oblivious value is computed, so
     the numbers match trec_eval's.
 
+    Parquet and Arrow files (by their name's ending), polars DataFrames and
+    pyarrow Tables are read as columns (:mod:`tieaware.io.parquet`).
+    ``tieaware.evaluate`` (:func:`tieaware.runs.stream.evaluate`) also takes
+    *jobs*, query shards evaluated in that many processes.
+
     Beware: the tie-oblivious value depends on docnos, which carry no
     information about relevance; the tie-aware value does not.
     """
     ms = measure_list(measures)
     exact = flag(exact, "exact")
     complete = flag(complete, "complete")
-    if _columnar(qrels) or _columnar(run):
+    if columnar(qrels) or columnar(run):
         # Parquet/Arrow files, polars DataFrames, pyarrow Tables: read as columns (tieaware.io.parquet)
         from tieaware.io.columns import prepare
 
-        prepared = prepare(_table(qrels, "qrels"), _table(run, "run"), trec_order=tie_break is not None)
+        if tie_break not in TIE_BREAKS:
+            raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
+        prepared = prepare(table_of(qrels, "qrels"), table_of(run, "run"), trec_order=tie_break is not None)
         return evaluate_prepared(prepared, ms, layer=layer, exact=exact, tie_break=tie_break, progress=progress, complete=complete)
     qrels, run = to_qrels(qrels), to_run(run)
     if tie_break not in TIE_BREAKS:
@@ -309,7 +316,7 @@ def evaluate(
     return _finish(ms, queries, per_query, skipped_run, skipped_qrels, exact=exact, complete=complete)
 
 
-def _columnar(data: Any) -> bool:
+def columnar(data: Any) -> bool:
     """A Parquet/Arrow path, a polars DataFrame or a pyarrow Table (pandas DataFrames keep the dict path)."""
     from tieaware.io.parquet import is_columnar_path
 
@@ -317,7 +324,7 @@ def _columnar(data: Any) -> bool:
     return is_columnar_path(data) or (kind in ("polars", "pyarrow") and hasattr(data, "columns"))
 
 
-def _table(data: Any, kind: str) -> Any:
+def table_of(data: Any, kind: str) -> Any:
     """One input as a :class:`tieaware.io.columns.Table`: a file by its name's ending, or a DataFrame."""
     from tieaware.io import parquet
     from tieaware.io.columns import read_table

@@ -28,11 +28,58 @@ import numpy as np
 
 from tieaware.io import stream
 from tieaware.io.columns import Table, _duplicates, _labels, _query_numbers, prepare
+from tieaware.model.dispatch import NOT_ON_A_RUN
 from tieaware.model.errors import bad
-from tieaware.runs.evaluate import MeasureSpec, measure_list, natural_key
+from tieaware.model.params import flag
+from tieaware.runs import evaluate as _whole
+from tieaware.runs.evaluate import Evaluation, MeasureSpec, measure_list, natural_key
 from tieaware.runs.parts import Combined, Part, combine, evaluate_part
 
-__all__ = ["default_jobs", "read_qrels", "QrelsIndex", "evaluate_files", "evaluate_pieces"]
+__all__ = ["evaluate", "default_jobs", "check_jobs", "read_qrels", "QrelsIndex", "evaluate_files", "evaluate_pieces"]
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    measures: MeasureSpec,
+    *,
+    layer: str = "fast",
+    exact: bool = True,
+    tie_break: Optional[str] = None,
+    progress: bool = False,
+    complete: bool = False,
+    jobs: Optional[int] = 1,
+) -> Evaluation:
+    """``tieaware.evaluate``: :func:`tieaware.runs.evaluate.evaluate`, on *jobs* processes.
+
+    Every argument but *jobs* is :func:`tieaware.runs.evaluate.evaluate`'s
+    (dicts, namedtuples, DataFrames, Parquet/Arrow files).  With *jobs* > 1
+    (None: every available core) the inputs are read as columns and query
+    shards evaluated in that many processes; a Parquet/Arrow run is streamed.
+    The results are identical for every *jobs* (docs/scale.md).
+
+    >>> ev = evaluate({"q1": {"a": 1}}, {"q1": {"a": 2.0, "b": 2.0}}, "P@1", jobs=1)
+    >>> ev.mean["P@1"]
+    Fraction(1, 2)
+    """
+    jobs = check_jobs(jobs)
+    common = dict(layer=layer, exact=exact, tie_break=tie_break, complete=complete)
+    if jobs == 1:
+        return _whole.evaluate(qrels, run, measures, progress=progress, **common)  # type: ignore[arg-type]
+    ms = measure_list(measures)
+    exact = flag(exact, "exact")
+    complete = flag(complete, "complete")
+    if tie_break not in _whole.TIE_BREAKS:
+        raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
+    _whole._check_layer(layer)
+    for m in ms:
+        if m.name == "RBO":
+            raise bad("measure", str(m), NOT_ON_A_RUN)
+    from tieaware.io.parquet import is_columnar_path
+
+    source = run if is_columnar_path(run) else _whole.table_of(run, "run")
+    got = evaluate_files(_whole.table_of(qrels, "qrels"), source, ms, exact=exact, layer=layer, complete=complete, jobs=jobs, tie_break=tie_break)
+    return got.tied
 
 
 def default_jobs() -> int:
