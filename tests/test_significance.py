@@ -433,7 +433,7 @@ def test_monte_carlo_flip_agrees_with_enumeration(runs):
         assert again.flip_probability == mc.flip_probability  # seeded
 
 
-def test_drawn_orderings_agree_with_distributions(runs, monkeypatch):
+def test_drawn_orderings_agree_with_distributions(runs):
     """Float mode has no per-query distributions: draws evaluate random orderings; same flip probability."""
     qrels, a, b = runs
     exact = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3).pairs["AP"][0]
@@ -444,12 +444,6 @@ def test_drawn_orderings_agree_with_distributions(runs, monkeypatch):
     assert drawn.p_value == pytest.approx(exact.p_value, rel=1e-9)
     auto = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, exact=False).pairs["AP"][0]
     assert (auto.flip_method, auto.flip_samples) == ("monte carlo", 1000)  # a small run: drawing is cheap
-    from tieaware.runs import leaderboard
-
-    monkeypatch.setattr(leaderboard, "DRAW_BUDGET", 10)  # as if the runs were large
-    out = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, exact=False)
-    assert out.pairs["AP"][0].flip_method == "not estimated" and out.pairs["AP"][0].flip_probability is None
-    assert any("not estimated" in note and "--samples" in note for note in out.notes)
     none = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, samples=0, limit=1).pairs["AP"][0]
     assert none.flip_method == "not estimated"
 
@@ -503,3 +497,61 @@ def test_exact_columns_are_fasts_worst_expected_and_best(docs):
             assert col.worst[k] == fast.worst(m, ranking, ideal)
             assert col.best[k] == fast.best(m, ranking, ideal)
             assert col.expected[k] == compute(m, ranking, ideal=ideal)
+
+
+# --- drawing tie-breakings on large runs ------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 2)), min_size=1, max_size=9), min_size=1, max_size=4),
+    st.randoms(use_true_random=False),
+)
+def test_drawn_view_keeps_every_value(docs, rnd):
+    """The draws evaluate only the varying queries and, for an @k measure, the tie groups starting in the top k:
+    every measure of the array engine gives the same values there as on the whole run, tied (expected values)
+    and untied (one ordering)."""
+    from tieaware.io.columns import prepare_dicts
+    from tieaware.runs import engine
+    from tieaware.runs.leaderboard import _drawn_view, _extreme_view, _rankings
+
+    def values(view, m):  # the array engine, else per query (measures with a convention; the draws do the same)
+        got = engine.values(view, m)
+        if got is None:
+            got = [compute(m, [x for g in r for x in g], ideal=i, exact=False) if all(len(g) == 1 for g in r)
+                   else compute(m, r, ideal=i, exact=False) for _, r, i in _rankings(view, False)]
+        return np.asarray(got, dtype=np.float64)
+
+    qrels = {f"q{i}": {f"d{j}": label for j, (_, label) in enumerate(ds)} for i, ds in enumerate(docs)}
+    run = {f"q{i}": {f"d{j}": float(score) for j, (score, _) in enumerate(ds)} for i, ds in enumerate(docs)}
+    qids = list(qrels)
+    p = prepare_dicts(qrels, run, qids)
+    chosen = rnd.sample(qids, rnd.randint(1, len(qids)))
+    for name in ("P@3", "AP", "AP@2", "nDCG@3", "RR@2", "ERR@3", "R@3", "F1@3", "DCG@3", "RBP(p=0.5)@3",
+                 "AP(norm=capped)@3", "P(norm=retrieved)@3", "nDCG(gain=binary)@3"):
+        m = parse(name)
+        for view in (p, _extreme_view(p, True)):
+            whole = values(view, m)
+            cut = _drawn_view(view, m, chosen)
+            assert cut.qids == chosen
+            assert np.allclose(values(cut, m), whole[[qids.index(q) for q in chosen]], rtol=1e-12, atol=1e-15), name
+            if m.k is not None:
+                assert all(int(s) - int(q) < m.k for s, q in zip(cut.group_start, cut.query_start[cut.query[cut.group_start]]))
+
+
+def test_large_runs_get_a_monte_carlo_flip_by_default(runs, monkeypatch):
+    """Past the draw budget the flip probability is still estimated: MIN_DRAWS draws, seeded, with the count and
+    a 95% interval; the same seed gives the same estimate."""
+    from tieaware.runs import leaderboard
+
+    qrels, a, b = runs
+    exact = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3).pairs["AP"][0]
+    monkeypatch.setattr(leaderboard, "DRAW_BUDGET", 10)  # as if the runs were large
+    out = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, exact=False, seed=3)
+    r = out.pairs["AP"][0]
+    assert (r.flip_method, r.flip_samples) == ("monte carlo", leaderboard.MIN_DRAWS)
+    lo, hi = r.flip_interval
+    assert lo <= r.flip_probability <= hi and lo <= float(exact.flip_probability) <= hi
+    assert any(f"{leaderboard.MIN_DRAWS:,} joint tie-breakings" in note and "seed 3" in note for note in out.notes)
+    again = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, exact=False, seed=3).pairs["AP"][0]
+    assert again.flip_probability == r.flip_probability

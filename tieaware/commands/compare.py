@@ -127,7 +127,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="N",
         help=f"tie-breakings drawn for a flip probability neither enumerated nor decided by the bounds (default: {SAMPLES:,} "
         f"from the per-query distributions when known; else shuffled orderings, each evaluated, as many as "
-        f"{DRAW_BUDGET:,} row evaluations allow, at most {SAMPLES:,}, none below {MIN_DRAWS})",
+        f"{DRAW_BUDGET:,} row evaluations allow, at most {SAMPLES:,} and at least {MIN_DRAWS}; 0: none)",
     )
     tests.add_argument("--seed", type=int, default=SEED, metavar="N", help=f"seed of the resamples and draws (default: {SEED})")
     tests.add_argument(

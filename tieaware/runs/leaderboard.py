@@ -235,9 +235,12 @@ def compare_systems(
     tie-breaking's verdict, else estimated from *samples* seeded
     tie-breakings.  By default (None): :data:`SAMPLES` draws from the
     per-query distributions when they are known (exact mode, enumerable
-    sizes); else orderings are shuffled and evaluated, as many draws as
-    :data:`DRAW_BUDGET` row evaluations allow (at most :data:`SAMPLES`),
-    and none ("not estimated") below :data:`MIN_DRAWS`.  With Holm's correction a
+    sizes); else orderings are shuffled and evaluated (the varying
+    queries only, and for an @k measure the tie groups that start in the
+    top k), as many draws as :data:`DRAW_BUDGET` row evaluations allow, at
+    most :data:`SAMPLES` and at least :data:`MIN_DRAWS`: a flip probability
+    is always estimated, with its count, seed and 95% interval (``samples=0``:
+    none).  With Holm's correction a
     pair's adjusted verdict depends on every pair: the flip probability is
     then by Monte Carlo over joint tie-breakings of all systems.
 
@@ -610,10 +613,11 @@ def _standings(names: Sequence[str], cols: Mapping[str, _Column]) -> list[Standi
 #: Largest product of two per-query support sizes convolved for an enumeration (beyond, the pair is not enumerable:
 #: a pair with at most ENUMERATION_LIMIT joint tie-breakings stays far below it).
 _LARGEST_PRODUCT = 10**7
-#: Row evaluations the automatic Monte Carlo may spend drawing orderings (rows of the runs drawn × draws): ~1 s.
+#: Row evaluations the automatic Monte Carlo spends drawing orderings (rows drawn × draws), past MIN_DRAWS: ~1-2 s.
 DRAW_BUDGET = 20_000_000
-#: Fewer automatic draws than this: not estimated.
-MIN_DRAWS = 100
+#: Automatic draws are never fewer than this: on a large run the flip probability is estimated from these,
+#: with a wider interval (the cost is then at most MIN_DRAWS evaluations of the rows drawn).
+MIN_DRAWS = 20
 
 
 def _supports(ca: _Column, cb: _Column, limit: int) -> Optional[list[sig.Support]]:
@@ -752,10 +756,7 @@ def _pairs(
         involved = {s for i in (range(family) if joint else mc_pairs) for s in pairs[i]}
         draws = _Draws(cols, prepared, m, queries, seed, samples, involved)
         if draws.count() == 0:
-            notes.append(
-                f"{key}: flip probability not estimated for {len(mc_pairs)} pair(s): drawing tie-breakings of these runs "
-                f"evaluates {draws.rows:,} rows per draw; pass samples (--samples N) to draw them anyway"
-            )
+            notes.append(f"{key}: flip probability not estimated for {len(mc_pairs)} pair(s): samples (--samples) is 0")
         else:
             _monte_carlo(mc_pairs, pairs, results, draws, test, alpha, level, correction, resamples, seed)
             how = "the per-query distributions" if not draws.rows else "shuffled orderings"
@@ -831,24 +832,27 @@ class _Draws:
     """Seeded tie-breakings of each system: per-query values of *count* joint draws (systems independent).
 
     A system whose varying queries all have known distributions is drawn
-    from them; another has its orderings shuffled and evaluated.  With
-    *samples* None the count is automatic: :data:`SAMPLES`, fewer when
-    orderings must be evaluated (at most :data:`DRAW_BUDGET` row
-    evaluations), none below :data:`MIN_DRAWS`.
+    from them; another has its orderings shuffled and evaluated (only its
+    varying queries, and with a cutoff only the tie groups that start in
+    the top k).  With *samples* None the count is automatic: :data:`SAMPLES`
+    when every system is drawn from distributions; else as many as
+    :data:`DRAW_BUDGET` row evaluations allow, at most :data:`SAMPLES` and at
+    least :data:`MIN_DRAWS` (so a flip probability is always estimated, its
+    interval wider on large runs).
     """
 
     def __init__(self, cols: Mapping[str, _Column], prepared: Mapping[str, Any], m: Measure, queries: Sequence[str],
                  seed: int, samples: Optional[int], systems: Iterable[str]):
         self.cols, self.prepared, self.m, self.queries, self.seed = cols, prepared, m, queries, seed
         drawn = [s for s in systems if not cols[s].known()]
-        self.rows = sum(int(prepared[s].rows) for s in drawn)
+        self.views = {s: _drawn_view(prepared[s], m, [queries[q] for q in np.flatnonzero(cols[s].varies()).tolist()]) for s in drawn}
+        self.rows = sum(int(view.rows) for view in self.views.values())
         if samples is not None:
             self.n = samples
         elif not self.rows:
             self.n = SAMPLES
         else:
-            n = min(SAMPLES, DRAW_BUDGET // self.rows)
-            self.n = n if n >= MIN_DRAWS else 0
+            self.n = min(SAMPLES, max(MIN_DRAWS, DRAW_BUDGET // self.rows))
         self.cache: dict[str, np.ndarray] = {}
 
     def count(self) -> int:
@@ -858,12 +862,16 @@ class _Draws:
         if system not in self.cache:
             index = list(self.cols).index(system)
             rng = np.random.Generator(np.random.PCG64([self.seed, 7, index]))
-            self.cache[system] = _draw(self.cols[system], self.prepared[system], self.m, self.queries, rng, self.n)
+            self.cache[system] = _draw(self.cols[system], self.views.get(system), self.m, rng, self.n)
         return self.cache[system]
 
 
-def _draw(col: _Column, p: Any, m: Measure, queries: Sequence[str], rng: np.random.Generator, count: int) -> np.ndarray:
-    """(count × queries) values of independent uniform tie-breakings of one system."""
+def _draw(col: _Column, view: Any, m: Measure, rng: np.random.Generator, count: int) -> np.ndarray:
+    """(count × queries) values of independent uniform tie-breakings of one system.
+
+    *view*: the system's varying queries as :func:`_drawn_view` cuts them
+    (None when every varying query's distribution is known).
+    """
     out = np.repeat(col.floats("expected")[None, :], count, axis=0)  # the queries that do not vary
     varies = np.flatnonzero(col.varies())
     if col.known():
@@ -874,16 +882,66 @@ def _draw(col: _Column, p: Any, m: Measure, queries: Sequence[str], rng: np.rand
             picks = np.searchsorted(cdf, rng.random(count) * cdf[-1], side="right")
             out[:, q] = values[np.minimum(picks, len(values) - 1)]
     elif len(varies):
-        out[:, varies] = _draw_orderings(p, m, [queries[q] for q in varies.tolist()], rng, count)
+        out[:, varies] = _draw_orderings(view, m, rng, count)
     return out
+
+
+def _drawn_view(p: Any, m: Measure, queries: Sequence[str]) -> Any:
+    """*p* cut to *queries* (in that order) and, for an @k measure of the array engine, to the tie groups
+    that start within each query's top k (the rows below cannot reach the top k in any ordering).
+
+    Judged documents (the ideal, num_rel) stay whole, so the measure of any
+    ordering of the kept rows equals its value on the whole query.
+    """
+    from tieaware.io.columns import Prepared
+    from tieaware.runs import engine
+
+    rows = int(p.rows)
+    position = {q: i for i, q in enumerate(p.qids)}
+    numbers = np.array([position[q] for q in queries], dtype=np.int64)
+    new = np.full(len(p.qids), -1, dtype=np.int64)
+    new[numbers] = np.arange(len(numbers), dtype=np.int64)
+    keep = new[p.query] >= 0 if rows else np.zeros(0, dtype=bool)
+    if m.k is not None and m.name in engine.SUPPORTED and rows:
+        sizes = p.group_sizes()
+        group_first = np.repeat(p.group_start, sizes)  # first row of each row's group
+        keep &= (group_first - p.query_start[p.query]) < m.k
+    kept = np.flatnonzero(keep)
+    # queries in the order asked: sort the kept rows by new query number (stable: rows stay in order)
+    kept = kept[np.argsort(new[p.query[kept]], kind="stable")]
+    query = new[p.query[kept]]
+    heads = np.ones(len(kept), dtype=bool)
+    heads[1:] = query[1:] != query[:-1]
+    starts = np.zeros(rows + 1, dtype=bool)
+    starts[p.group_start] = True
+    group_start = np.flatnonzero(starts[kept] | heads)
+    jq = new[p.judged_query] if len(p.judged_query) else p.judged_query
+    jkeep = np.flatnonzero(jq >= 0) if len(jq) else np.zeros(0, dtype=np.int64)
+    jkeep = jkeep[np.argsort(jq[jkeep], kind="stable")]
+    return Prepared(
+        qids=list(queries),
+        query=query,
+        label=p.label[kept],
+        label_values=p.label_values,
+        group_start=group_start.astype(np.int64),
+        query_start=np.flatnonzero(heads).astype(np.int64),
+        judged_query=jq[jkeep],
+        judged_label=p.judged_label[jkeep],
+        trec_order=None,
+        skipped_run=[],
+        skipped_qrels=[],
+        judged=None if p.judged is None else p.judged[kept],
+        negative=None if p.negative is None else p.negative[kept],
+        judged_negative=None if p.judged_negative is None else p.judged_negative[jkeep],
+    )
 
 
 #: Rows evaluated by one engine call when drawing orderings (several draws stacked as one run).
 _DRAW_ROWS = 1 << 20
 
 
-def _draw_orderings(p: Any, m: Measure, queries: Sequence[str], rng: np.random.Generator, count: int) -> np.ndarray:
-    """(count × queries) float values of *m* on uniformly random orderings of each query's ties.
+def _draw_orderings(p: Any, m: Measure, rng: np.random.Generator, count: int) -> np.ndarray:
+    """(count × queries of *p*) float values of *m* on uniformly random orderings of each query's ties.
 
     Each draw shuffles the rows inside every tie group whose members are not
     all alike (random keys, one sort) and evaluates the untied rows through
@@ -895,8 +953,6 @@ def _draw_orderings(p: Any, m: Measure, queries: Sequence[str], rng: np.random.G
     from tieaware.runs import engine
     from tieaware.runs.evaluate import compute
 
-    position = {q: i for i, q in enumerate(p.qids)}
-    take = np.array([position[q] for q in queries], dtype=np.int64)
     rows, nq = int(p.rows), len(p.qids)
     sizes = p.group_sizes()
     group = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
@@ -904,7 +960,7 @@ def _draw_orderings(p: Any, m: Measure, queries: Sequence[str], rng: np.random.G
     lo = np.minimum.reduceat(kind, p.group_start) if rows else kind
     hi = np.maximum.reduceat(kind, p.group_start) if rows else kind
     mixed = np.flatnonzero((lo != hi)[group]) if rows else np.array([], dtype=np.int64)
-    out = np.empty((count, len(queries)))
+    out = np.empty((count, nq))
     fallback = m.name not in engine.SUPPORTED
     per_call = max(1, min(count, _DRAW_ROWS // max(1, rows)))
     for first in range(0, count, per_call):
@@ -929,12 +985,14 @@ def _draw_orderings(p: Any, m: Measure, queries: Sequence[str], rng: np.random.G
             skipped_run=[],
             skipped_qrels=[],
             judged=None if p.judged is None else p.judged[source],
+            negative=None if p.negative is None else p.negative[source],
+            judged_negative=None if p.judged_negative is None else np.tile(p.judged_negative, k),
         )
         values = None if fallback else engine.values(view, m)
         if values is None:
             marks = m.name in UNJUDGED
             values = [compute(m, [x for g in r for x in g], ideal=i, exact=False) for _, r, i in _rankings(view, marks)]
-        out[first : first + k] = np.asarray(values, dtype=np.float64).reshape(k, nq)[:, take]
+        out[first : first + k] = np.asarray(values, dtype=np.float64).reshape(k, nq)
     return out
 
 
