@@ -43,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -320,6 +320,16 @@ def _rbo(tmp: str, quick: bool, qrels: str, run_: str, ten: Optional[Timing]) ->
         lines.append(
             f"targets: within 2 × eval --float on one run: {t.seconds / ten.seconds:.1f}×; peak RSS ≤ 2 GB: {t.peak_mb / 1024:.2f} GB"
         )
+    lines += ["", f"### the other commands on the same runs ({nq * nd:,} lines each; ratio: wall over eval --float --format trec)"]
+    py = [sys.executable, "-m", "tieaware"]
+    others = [
+        _time_command("tieaware eval --float --spread", py + ["eval", qrels, run_, "-m", MEASURES["tieaware"], "--float", "--spread"]),
+        _time_command("tieaware compare A B --float", py + ["compare", qrels, run_, other, "-m", MEASURES["tieaware"], "--float"]),
+    ]
+    if ten is not None and ten.seconds:
+        others.insert(0, replace(ten, tool="eval"))  # the 10^7 run above, named short for the ratio columns
+    lines.append(_table(others, base="eval" if ten is not None and ten.seconds else None))
+    os.remove(other)
     return lines
 
 
