@@ -217,3 +217,26 @@ def test_int_text_past_pythons_limit():
     n = 7 * 10**5000 + 3
     assert int_text(n) == "7" + "0" * 4999 + "3"
     assert re.fullmatch(r"-?\d+", int_text(-n))
+
+
+def test_missing_values_print_as_nan_or_skipped():
+    # norel=nan makes a query without relevant documents NaN (sympy's nan on the exact path), norel=skip
+    # leaves it out (None): docs/conventions.md; they print as trec_eval-style "nan" and as "skipped"
+    assert short_form(sympy.nan) == "nan" and short_form(float("nan")) == "nan" and short_form(None) == "skipped"
+    assert decimal(sympy.nan, 4) == "nan" and decimal(sympy.sqrt(2), 4, minus=sympy.nan) == "nan"
+    assert signed(sympy.nan, 4) == "nan"
+
+
+def test_a_value_whose_enclosure_is_infinite_is_not_printed():
+    # log 2 + log 3 - log 6 is exactly 0 (sympy keeps it unsimplified), so its reciprocal has no value:
+    # every enclosure of it has infinite ends, and decimal() refuses rather than print a number
+    zero = sympy.log(2) + sympy.log(3) - sympy.log(6)
+    with pytest.raises(ArithmeticError, match="infinite or NaN"):
+        decimal(1 / zero, 4)
+
+
+def test_a_difference_that_is_exactly_zero_but_not_structurally():
+    # log 6 - (log 2 + log 3) = 0: no enclosure settles its sign or its rounding, so the exact difference
+    # decides (0.0000, without a sign), not the first operand alone
+    assert decimal(sympy.log(6), 4, minus=sympy.log(2) + sympy.log(3)) == "0.0000"
+    assert signed(sympy.log(6), 4, minus=sympy.log(2) + sympy.log(3)) == "0.0000"
