@@ -223,8 +223,10 @@ class Exact:
         return _harmonic(int(lo) + 1, int(hi))
 
     @staticmethod
-    def discount_span(lo: int, hi: int, discount: Any = "log2") -> Any:
-        """Σ_{j=lo+1..hi} D(j), formal until :meth:`value` (or a ratio) resolves it."""
+    def discount_span(lo: int, hi: int, discount: Any = "log2", power: int = 1) -> Any:
+        """Σ_{j=lo+1..hi} D(j), formal until :meth:`value` (or a ratio) resolves it; only power 1."""
+        if power != 1:
+            raise ValueError("exact discount spans are kept formal, so linear: power must be 1")
         return Formal.span(lo, hi, discount) if hi > lo else Fraction(0)
 
     @staticmethod
@@ -281,11 +283,11 @@ class Float(Exact):
         return math.fsum(1.0 / j for j in range(int(lo) + 1, int(hi) + 1))
 
     @staticmethod
-    def discount_span(lo: int, hi: int, discount: Any = "log2") -> float:
+    def discount_span(lo: int, hi: int, discount: Any = "log2", power: int = 1) -> float:
         from tieaware.model.gains import float_discount_function
 
         d = float_discount_function(discount)
-        return math.fsum(d(j) for j in range(int(lo) + 1, int(hi) + 1))
+        return math.fsum(d(j) ** power for j in range(int(lo) + 1, int(hi) + 1))
 
     @staticmethod
     def power(p: Any, e: int) -> float:
@@ -351,11 +353,11 @@ class Array:
         """Σ_{j=lo+1..hi} 1/j per element (extended precision)."""
         return self._span("harmonic", lo, hi, lambda j: 1 / j)
 
-    def discount_span(self, lo: Any, hi: Any, discount: Any = "log2") -> np.ndarray:
-        """Σ_{j=lo+1..hi} 1/log2(j+1) per element (extended precision); only log2."""
+    def discount_span(self, lo: Any, hi: Any, discount: Any = "log2", power: int = 1) -> np.ndarray:
+        """Σ_{j=lo+1..hi} (1/log2(j+1))**power per element (extended precision); only log2."""
         if discount != "log2":
             raise ValueError("the array arithmetic knows only the log2 discount")
-        return self._span("log2", lo, hi, lambda j: 1 / np.log2(j + 1))
+        return self._span(f"log2^{power}", lo, hi, lambda j: (1 / np.log2(j + 1)) ** power)
 
     @staticmethod
     def power(p: Any, e: Any) -> np.ndarray:
@@ -442,11 +444,11 @@ class Symbolic:
         return sympy.harmonic(hi) - sympy.harmonic(lo)
 
     @staticmethod
-    def discount_span(lo: Any, hi: Any, discount: Any = "log2") -> Any:
+    def discount_span(lo: Any, hi: Any, discount: Any = "log2", power: int = 1) -> Any:
         import sympy
 
         j = sympy.Symbol("j", integer=True, positive=True)  # one rank variable: equal spans are equal Sums
-        term = 1 / sympy.log(j + 1, 2) if discount == "log2" else discount(j)
+        term = (1 / sympy.log(j + 1, 2) if discount == "log2" else discount(j)) ** power
         total = sympy.Sum(term, (j, lo + 1, hi))
         return total.doit() if sympy.sympify(hi - lo).is_Integer else total
 

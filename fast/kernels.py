@@ -44,6 +44,7 @@ __all__ = [
     "mean_gain",
     "dcg_group",
     "rbp_group",
+    "rbp_weight_squares",
     "precision_value",
     "recall_value",
     "f1_value",
@@ -244,6 +245,22 @@ def rbp_group(p: Num, t: Num, end: Num, r: Num, n: Num) -> Num:
     """
     A = of(p, t, end, r, n)
     return r / n * (A.power(p, t) - A.power(p, end))
+
+
+def rbp_weight_squares(p: Num, t: Num, end: Num) -> Num:
+    """Σ_{j=t+1..end} ((1-p)·p**(j-1))²: the squared RBP weights of ranks t+1..end, (1-p)/(1+p)·(p**(2t) - p**(2·end)).
+
+    With Σ_j (1-p)·p**(j-1) = rbp_group(p, t, end, 1, 1), the two power
+    sums of a group's rank weights that its RBP variance needs
+    (:func:`tieaware.fast.variance_kernels.rbp_group_variance`).
+
+    >>> from fractions import Fraction as F
+    >>> from tieaware.fast.arith import EXACT
+    >>> EXACT.value(rbp_weight_squares(F(1, 2), 0, 2))    # (1/2)² + (1/4)²
+    Fraction(5, 16)
+    """
+    A = of(p, t, end)
+    return (1 - p) / (1 + p) * (A.power(p, 2 * t) - A.power(p, 2 * end))
 
 
 # -- the per-query combinations -------------------------------------------------------

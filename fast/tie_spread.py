@@ -13,7 +13,8 @@ Without a distribution, P, R, F1, RBP, AP and RR use closed forms per group
 (:mod:`tieaware.fast.variance_kernels`, proved by ``tieaware prove``): the
 hypergeometric variance of the hits for P, R and F1, Hoeffding's rank
 statistic for RBP, the first-relevant distribution for RR and O(n) moments
-for AP; their extremes put a group's relevant documents first or last.
+for AP; their extremes are the measure's own closed form on the ranking
+with every group sorted by label (theorem "extremes").
 
 With a distribution, and for ERR, a dynamic program walks the group's slots
 in rank order with the state "how many documents of each kind are placed so
@@ -44,11 +45,12 @@ from typing import Any, Optional
 
 from tieaware.model.errors import bad
 from tieaware.fast.measures import dcg as fast_dcg
-from tieaware.fast.measures import ndcg as fast_ndcg
 from tieaware.fast.groups import Group
+from tieaware.fast.measures import average_precision_from, f1_from, precision_from, recall_from, reciprocal_rank_from
+from tieaware.fast.rbp import rbp_from
 from tieaware.fast.spread_dp import MAX_GROUP_SUPPORT, TREC_MEASURES, SpreadStats, convolve, group_dp
 from tieaware.fast.trec_spread import trec_spread
-from tieaware.fast.variance_kernels import ap_group_variance, hits_variance_from, rank_statistic_variance, rr_variance
+from tieaware.fast import kernels, variance_kernels  # looked up when called: one object of each kernel
 from tieaware.model.gains import check_gain_domain, float_discount_function, float_gain_function, gain_function, perfect_power
 from tieaware.model.names import Measure, parse
 from tieaware.model.params import cutoff, flag, grade_ceiling, relevant_total, threshold
@@ -165,38 +167,84 @@ def _stats(m: Measure, prepared: _Prepared, exact: bool, distribution: bool) -> 
     return SpreadStats(worst, best, variance, pmf)
 
 
+def _extremes(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> tuple[Any, Any]:
+    """(worst, best): the measure on the ranking with every group sorted by label, ascending and descending.
+
+    Theorem "extremes": swapping two adjacent documents of a group so that
+    the better one moves up never lowers P, R, F1, AP, RR, RBP, DCG or nDCG,
+    so these orderings are the extreme ones.  Their values are fast's own
+    closed forms on the sorted ranking, each run of equal labels a tie group
+    of its own (it has one ordering): the ``*_from`` functions on those runs'
+    summaries, or for DCG and nDCG the public functions.
+    """
+    out = []
+    for descending in (False, True):
+        runs = [sorted(tally, reverse=descending) for tally in prepared.tallies]
+        if m.name in ("DCG", "nDCG"):
+            from tieaware import fast  # the layer, for tieaware.model.dispatch (fast's package loads its modules lazily)
+            from tieaware.model.dispatch import measure_value
+
+            order = [[x] * c if c > 1 else x for run in runs for x, c in run]
+            out.append(measure_value(fast, m, order, ideal=prepared.labels, exact=number is not float))
+            continue
+        t = threshold(m.rel)
+        summary, start = [], 0
+        for run in runs:
+            for x, c in run:
+                summary.append(Group(start, c, number(c if x >= t else 0), None))
+                start += c
+        num_rel = _num_rel(prepared, t, sum(prepared.relevant(t)))
+        if m.name == "P":
+            out.append(precision_from(summary, k, number=number))
+        elif m.name == "R":
+            out.append(recall_from(summary, k, num_rel, number=number))
+        elif m.name == "F1":
+            out.append(f1_from(summary, k, num_rel, number=number))
+        elif m.name == "AP":
+            out.append(average_precision_from(summary, k, num_rel, number=number))
+        elif m.name == "RR":
+            out.append(reciprocal_rank_from(summary, k, number=number))
+        else:
+            out.append(rbp_from(summary, number(m.rbp_p), k, number=number))
+    return out[0], out[1]
+
+
 def _additive(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> SpreadStats:
     """P, R, F1, RBP: Σ_slots w(rank)·rel, w non-increasing; closed-form variance per group.
 
     P, R and F1 weigh every rank within k alike (w = unit), so a group adds
     unit²·hits_variance(slots within k, r, n), the hypergeometric variance.
-    RBP's weights differ per rank: Hoeffding's rank statistic with
-    Σ(x − x̄)² = r(n − r)/n.  The extremes put the relevant documents on the
-    group's last (first) ranks.
+    RBP's weights differ per rank: :func:`tieaware.fast.variance_kernels.rbp_group_variance`
+    (Hoeffding's rank statistic).  The extremes: :func:`_extremes`.
     """
     t = threshold(m.rel)
     rel = prepared.relevant(t)
-    num_rel = _num_rel(prepared, t, sum(rel))
-    weight = _weight(m, number, num_rel, k)
     zero = number(0)
-    worst = best = variance = zero
+    variance = zero
     summary: list[Group] = []  # P, R, F1's groups that vary
     for start, n, r, _ in _relevant_groups(prepared, rel, k):
-        ws = [weight(start + j) for j in range(1, n + 1)]
-        worst += sum(ws[n - r :], zero)
-        best += sum(ws[:r], zero)
         if r < n and m.name == "RBP":
-            w1 = sum(ws, zero)
-            w2 = sum((w * w for w in ws), zero)
-            variance += rank_statistic_variance(number(r * (n - r)) / n, w1, w2, n)
+            p = number(m.rbp_p)
+            variance += variance_kernels.rbp_group_variance(p, start, start + kernels.within(start, n, k), number(r), n)
         elif r < n:
             summary.append(Group(start, n, number(r), None))
     if summary:  # P, R, F1: one unit weight for every rank within k (rank 1 <= k always)
-        unit = weight(1)
-        variance = unit * unit * number(hits_variance_from(summary, k))
+        unit = _unit(m, number, _num_rel(prepared, t, sum(rel)))
+        variance = unit * unit * number(variance_kernels.hits_variance_from(summary, k))
     if number is float:
         variance = max(variance, 0.0)
+    worst, best = _extremes(m, prepared, number, k)
     return SpreadStats(worst, best, variance, None)
+
+
+def _unit(m: Measure, number: Any, num_rel: int) -> Any:
+    """The weight of one hit within k: P@k, R@k or F1@k at hits = 1 (their combination kernels)."""
+    one, k = number(1), cutoff(m.k)
+    if m.name == "P":
+        return kernels.precision_value(one, k)
+    if m.name == "R":
+        return kernels.recall_value(one, num_rel)
+    return kernels.f1_value(one, k, num_rel)
 
 
 def _relevant_groups(prepared: _Prepared, rel: Sequence[int], k: Optional[int]) -> Iterator[tuple[int, int, int, int]]:
@@ -214,69 +262,47 @@ def _relevant_groups(prepared: _Prepared, rel: Sequence[int], k: Optional[int]) 
 def _reciprocal_rank(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> SpreadStats:
     """RR: only the first group holding a relevant document varies (every rank above it is irrelevant).
 
-    With r relevant of its n, starting after rank t: the best ordering puts a
-    relevant document on slot 1, the worst on slot n − r + 1 (1/rank there,
-    or 0 past k); the variance is :func:`tieaware.fast.variance_kernels.rr_variance`.
+    Its variance is :func:`tieaware.fast.variance_kernels.rr_variance`; the
+    extremes: :func:`_extremes` (a relevant document on the group's first
+    slot, or on slot n − r + 1).
     """
     zero = number(0)
+    variance = zero
     for start, n, r, _ in _relevant_groups(prepared, prepared.relevant(threshold(m.rel)), k):
-        last = start + n - r + 1  # the worst rank of the first relevant document
-        worst = number(1) / last if k is None or last <= k else zero
-        variance = rr_variance(start, n, number(r), k)
+        variance = variance_kernels.rr_variance(start, n, number(r), k)
         if number is float:
             variance = max(variance, 0.0)
-        return SpreadStats(worst, number(1) / (start + 1), variance, None)
-    return SpreadStats(zero, zero, zero, None)
+        break
+    worst, best = _extremes(m, prepared, number, k)
+    return SpreadStats(worst, best, variance, None)
 
 
 def _average_precision(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> SpreadStats:
-    """AP: per group, the relevant documents on its last (worst) or first (best) slots; closed-form variance.
+    """AP: per group :func:`tieaware.fast.variance_kernels.ap_group_variance` / num_rel²; the extremes: :func:`_extremes`.
 
     A group starting after rank t, with b relevant documents above it, adds
     Σ over its relevant slots s within k of (b + hits in the group up to s)/(t + s),
-    / num_rel.  Moving a relevant document up past an irrelevant one never
-    lowers that, hence the extremes; the variance is
-    :func:`tieaware.fast.variance_kernels.ap_group_variance` / num_rel².
+    / num_rel; groups are ordered independently, so the variances add.
     """
     t = threshold(m.rel)
     rel = prepared.relevant(t)
     num_rel = _num_rel(prepared, t, sum(rel))
     zero = number(0)
-    worst = best = variance = zero
     if num_rel == 0:
         return SpreadStats(zero, zero, zero, None)
+    variance = zero
     for start, n, r, before in _relevant_groups(prepared, rel, k):
-        for i in range(1, r + 1):  # the i-th relevant document of the group
-            low, high = start + n - r + i, start + i
-            if k is None or low <= k:
-                worst += number(before + i) / low
-            if k is None or high <= k:
-                best += number(before + i) / high
-        variance += ap_group_variance(start, n, number(r), before, k)
+        variance += variance_kernels.ap_group_variance(start, n, number(r), before, k)
     variance = variance / (num_rel * num_rel)
     if number is float:
         variance = max(variance, 0.0)
-    return SpreadStats(worst / num_rel, best / num_rel, variance, None)
+    worst, best = _extremes(m, prepared, number, k)
+    return SpreadStats(worst, best, variance, None)
 
 
 def _num_rel(prepared: _Prepared, t: Fraction, retrieved: int) -> int:
     judged = None if prepared.ideal_tally is None else sum(n for x, n in prepared.ideal_tally if x >= t)
     return relevant_total(judged, retrieved)
-
-
-def _weight(m: Measure, number: Any, num_rel: int, k: Optional[int]) -> Callable[[int], Any]:
-    """w(rank) of an additive binary measure; 0 past the cutoff."""
-    zero = number(0)
-    if m.name == "RBP":
-        p = number(m.rbp_p)
-        step = (1 - p)
-        return lambda rank: zero if k is not None and rank > k else step * p ** (rank - 1)
-    k_ = cutoff(m.k)
-    denominator = {"P": number(k_), "R": number(num_rel), "F1": number(k_ + num_rel) / 2}[m.name]
-    if denominator == 0:
-        return lambda rank: zero
-    unit = number(1) / denominator
-    return lambda rank: zero if rank > k_ else unit
 
 
 def _plan(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> list[tuple[int, dict[Any, int], Callable, Any]]:
@@ -415,26 +441,12 @@ def _dcg(m: Measure, prepared: _Prepared, exact: bool) -> SpreadStats:
     check_gain_domain((x for g in gs for x in g), m.gain)
     ideal = [x for g in gs for x in g] if labels is None else labels
     check_gain_domain(ideal, m.gain, "ideal")
-    # Sort each group's few distinct labels, not its documents: Fraction comparisons are slow.
-    ascending = [sorted(tally) for tally in prepared.tallies]
-    flat_low = [x for tally in ascending for x, n in tally for _ in range(n)]
-    flat_high = [x for tally in ascending for x, n in reversed(tally) for _ in range(n)]
+    worst, best = _extremes(m, prepared, Fraction if exact else float, k)
     ideal_tally = _tally(ideal) if prepared.ideal_tally is None else prepared.ideal_tally
     best_order = [x for x, n in sorted(ideal_tally, reverse=True) for _ in range(n)]
-    if exact:
-        if m.name == "DCG":
-            worst, best = fast_dcg(flat_low, k, gain=m.gain), fast_dcg(flat_high, k, gain=m.gain)
-        else:
-            worst, best = fast_ndcg(flat_low, k, ideal, gain=m.gain), fast_ndcg(flat_high, k, ideal, gain=m.gain)
-    else:
-        g_f, d_f = float_gain_function(m.gain), float_discount_function("log2")
-        depth = len(flat_low) if k is None else min(k, len(flat_low))
-        norm = 1.0
-        if m.name == "nDCG":
-            norm = sum(g_f(x) * d_f(j) for j, x in enumerate(best_order[: len(best_order) if k is None else k], 1))
+    if not exact:  # nDCG's variance is DCG's over IDCG²
+        norm = fast_dcg(best_order, k, gain=m.gain, exact=False) if m.name == "nDCG" else 1.0
         scale_ = 0.0 if norm == 0 else 1.0 / norm
-        worst = scale_ * sum(g_f(flat_low[j - 1]) * d_f(j) for j in range(1, depth + 1))
-        best = scale_ * sum(g_f(flat_high[j - 1]) * d_f(j) for j in range(1, depth + 1))
     if exact:
         import sympy
 
@@ -461,9 +473,9 @@ def _dcg(m: Measure, prepared: _Prepared, exact: bool) -> SpreadStats:
                     w1, w2 = sum(ws), sum(w * w for w in ws)
                 if exact:
                     q = Fraction(spread_x)
-                    parts.append(rank_statistic_variance(sympy.Rational(q.numerator, q.denominator), w1, w2, n))
+                    parts.append(variance_kernels.rank_statistic_variance(sympy.Rational(q.numerator, q.denominator), w1, w2, n))
                 else:
-                    parts.append(max(rank_statistic_variance(spread_x, w1, w2, n), 0.0))
+                    parts.append(max(variance_kernels.rank_statistic_variance(spread_x, w1, w2, n), 0.0))
         start += n
     if not exact:
         variance: Any = sum(parts, 0.0) * scale_ * scale_

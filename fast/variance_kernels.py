@@ -5,10 +5,14 @@ uniformly, independently of every other group, so a separable measure's
 variance is the sum of its groups' variances (fast/tie_spread.py adds them
 up).  Each kernel here is plain arithmetic, like :mod:`tieaware.fast.kernels`,
 so it runs on Fractions, floats and sympy symbols (:mod:`tieaware.proofs`
-calls these very functions to prove them).  Callers pass at least one of
-r, n (or the spread) as a Fraction, float or symbol: never only Python ints,
-which would divide into a float.  Group sizes and slot counts that a kernel
-loops over must be numbers.
+calls these very functions to prove them) and on numpy arrays with one
+element per group of every query (:mod:`tieaware.runs.spread_engine`).
+Callers pass at least one of r, n (or the spread) as a Fraction, float,
+array or symbol: never only Python ints, which would divide into a float.
+Kernels that sum over a group's slots (:func:`ap_weighted_variance`) take
+them as :class:`Slots`: a numpy array of one group's slots (object dtype for
+Fractions and symbols), or the slots of many groups laid end to end; group
+sizes and slot counts they loop over must be numbers.
 
 >>> from fractions import Fraction as F
 >>> hits_variance(1, F(1), F(2))     # one slot, a fair coin
@@ -20,14 +24,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
+import numpy as np
+
 from tieaware.fast.arith import of
 from tieaware.fast.groups import Group
 from tieaware.fast import kernels, measures
 
 __all__ = [
+    "Slots",
     "hits_variance",
     "hits_variance_from",
     "rank_statistic_variance",
+    "rbp_group_variance",
     "rr_moment_step",
     "rr_moments",
     "rr_variance",
@@ -95,6 +103,25 @@ def rank_statistic_variance(x_spread: Num, w1: Num, w2: Num, n: Num) -> Num:
     return of(x_spread, w1, w2, n).ratio(x_spread * (w2 - w1 * w1 / n), n - 1)  # a singleton group (n = 1): 0
 
 
+def rbp_group_variance(p: Num, t: Num, end: Num, r: Num, n: Num) -> Num:
+    """Var of a group's RBP contribution: r relevant of n at ranks t+1..t+n, ranks t+1..end within k.
+
+    :func:`rank_statistic_variance` with x ∈ {0, 1} (Σ(x − x̄)² = r(n − r)/n)
+    on the rank weights (1−p)·p**(j−1): their sum is
+    rbp_group(p, t, end, 1, 1) and the sum of their squares
+    :func:`tieaware.fast.kernels.rbp_weight_squares` (ranks past k weigh 0).
+
+    >>> from fractions import Fraction as F
+    >>> rbp_group_variance(F(1, 2), 0, 2, F(1), 2)    # 1/2 or 1/4, even odds
+    Fraction(1, 64)
+    """
+    A = of(p, t, end, r, n)
+    one = 0 * r + 1
+    w1 = A.value(kernels.rbp_group(p, t, end, one, one))
+    w2 = A.value(kernels.rbp_weight_squares(p, t, end))
+    return rank_statistic_variance(r * (n - r) / n, w1, w2, n)
+
+
 def rr_moment_step(mean: Num, second: Num, none_yet: Num, x: Num, t: Num, r: Num, n: Num) -> tuple[Num, Num, Num]:
     """One slot of :func:`rr_moments`: add P(first relevant at slot x)·(1/(t+x), 1/(t+x)²); carry f(x).
 
@@ -107,23 +134,31 @@ def rr_moment_step(mean: Num, second: Num, none_yet: Num, x: Num, t: Num, r: Num
     return mean + weight / rank, second + weight / (rank * rank), still_none
 
 
-def rr_moments(t: Num, n: int, r: Num, k: Optional[Any]) -> tuple[Num, Num]:
+def rr_moments(t: Num, n: Num, r: Num, k: Optional[Any]) -> tuple[Num, Num]:
     """(E[RR], E[RR²]) of the decisive group: the first one holding a relevant document.
 
     Every rank above the group is irrelevant, so RR = 1/(t+s) when the
     group's first relevant document is at slot s and t+s <= k, else 0.
-    P(first relevant at slot s) = C(n−s, r−1)/C(n, r), the weights of
-    :func:`tieaware.fast.kernels.first_relevant_weights`, built by the same
-    recursion; only the min(n, k − t) slots within the cutoff count.
+    P(first relevant at slot s) = C(n−s, r−1)/C(n, r), built by the same
+    recursion as :func:`tieaware.fast.kernels.rr_group` (a fold of
+    :func:`rr_moment_step`); only within(t, n, k) slots count.  With arrays,
+    every group is folded at once, each up to its own slot count.
 
     >>> from fractions import Fraction as F
     >>> rr_moments(0, 2, F(1), None)     # RR is 1 or 1/2, even odds
     (Fraction(3, 4), Fraction(5, 8))
     """
-    slots = n if k is None else min(n, max(0, k - t))
-    mean, second, none_yet = 0, 0, 1  # f(0, r, n) = 1
-    for x in range(1, slots + 1):
-        mean, second, none_yet = rr_moment_step(mean, second, none_yet, x, t, r, n)
+    slots = kernels.within(t, n, k)
+    A = of(t, n, r, slots)
+    mean, second, none_yet = 0 * r, 0 * r, 0 * r + 1  # f(0, r, n) = 1
+    x = 1
+    while A.any(x <= slots):
+        step = rr_moment_step(mean, second, none_yet, x, t, r, n)
+        more = x <= slots
+        mean, second, none_yet = (A.where(more, new, old) for new, old in zip(step, (mean, second, none_yet)))
+        if not A.any(none_yet):  # every group has found its first relevant document
+            break
+        x += 1
     return mean, second
 
 
@@ -138,34 +173,87 @@ def rr_variance(t: Num, n: int, r: Num, k: Optional[Any]) -> Num:
     return second - mean * mean
 
 
-def all_relevant(r: Num, n: int, j: int) -> Num:
+def all_relevant(r: Num, n: Num, j: int) -> Num:
     """p_j: the probability that j given distinct slots of a group of n with r relevant are all relevant.
 
-    p_j = r(r−1)…(r−j+1) / (n(n−1)…(n−j+1)); 0 when j > n (there are no j
-    distinct slots, and r <= n makes the numerator 0 anyway).
+    p_j = r(r−1)…(r−j+1) / (n(n−1)…(n−j+1)), a product of safe ratios: 0
+    when j > n (there are no j distinct slots; r <= n makes the numerator 0
+    there anyway).
 
     >>> from fractions import Fraction as F
     >>> all_relevant(F(2), 4, 2), all_relevant(F(2), 2, 3)
     (Fraction(1, 6), Fraction(0, 1))
     """
-    if j > n:
-        return 0 * r
-    p = 1
+    p = 0 * r + 1
     for i in range(j):
-        p = p * (r - i) / (n - i)
+        p = p * of(r, n).ratio(r - i, n - i)
     return p
 
 
-def ap_weighted_variance(c: Sequence[Num], r: Num, b: Num) -> Num:
-    """Var C, C = Σ_s c_s·x_s·(b + Σ_{u<=s} x_u), over a uniform random r-subset {s : x_s = 1} of n = len(c) slots.
+class Slots:
+    """The leading slots of one group, or of many groups laid end to end, for kernels that sum over slots.
 
-    With c_s = 1/(t+s) within the cutoff (0 past it) and b relevant
-    documents above the group, C is the group's part of num_rel·AP.  As
-    x_s² = x_s, C = L + Q with L = Σ_s a_s·x_s, a_s = (b+1)·c_s, and
-    Q = Σ_{u<s} c_s·x_u·x_s.  With p_j = :func:`all_relevant`, A1 = Σ a_s,
-    A2 = Σ a_s², W = Σ_s (s−1)·c_s, N2 = Σ_s (s−1)·c_s²,
-    D_i = (i−1)·c_i + Σ_{s>i} c_s (the weight of the pairs holding slot i),
-    N1 = Σ D_i² − 2·N2 (pairs of pairs sharing exactly one slot):
+    ``Slots(count)`` with a number: one group's *count* slots, whose values
+    are a numpy array (object dtype for Fractions and sympy).  With an array
+    of counts: every group's slots, one flat array, group after group.
+    :attr:`index` is each slot's 0-based place in its group; :meth:`total`
+    sums per group, :meth:`prefix` runs a sum inside each group,
+    :meth:`spread` gives each slot its group's value.
+
+    >>> from fractions import Fraction as F
+    >>> s = Slots(np.array([2, 3]))
+    >>> s.index.tolist(), s.total(np.arange(5.0)).tolist(), s.prefix(np.arange(5.0)).tolist()
+    ([0, 1, 0, 1, 2], [1.0, 9.0], [0.0, 1.0, 2.0, 5.0, 9.0])
+    >>> Slots(3).total(np.array([F(1), F(1, 2), F(1, 3)], dtype=object))
+    Fraction(11, 6)
+    """
+
+    def __init__(self, count: Any) -> None:
+        self.many = isinstance(count, np.ndarray)
+        if self.many:
+            self.count = count.astype(np.int64)
+            self.first = np.cumsum(self.count) - self.count
+            self.owner = np.repeat(np.arange(len(self.count)), self.count)
+            self.index = np.arange(len(self.owner)) - self.first[self.owner]
+        else:
+            self.count = int(count)
+            self.index = np.arange(self.count, dtype=object)  # Python ints: exact arithmetic stays exact
+
+    def spread(self, x: Any) -> Any:
+        """A per-group value at each of the group's slots."""
+        return x[self.owner] if self.many else x
+
+    def total(self, v: Any) -> Any:
+        """Σ of per-slot values over each group's slots (0 for a group without slots)."""
+        if not self.many:
+            return v.sum() if len(v) else 0
+        out = np.zeros(len(self.count), dtype=v.dtype)
+        some = self.count > 0
+        if some.any():
+            out[some] = np.add.reduceat(v, self.first[some])  # keeps extended precision (bincount would not)
+        return out
+
+    def prefix(self, v: Any) -> Any:
+        """Σ of per-slot values over the group's slots up to this one (inclusive)."""
+        run = np.cumsum(v)
+        if not self.many or not len(v):
+            return run
+        return run - (run - v)[self.first][self.owner]
+
+
+def ap_weighted_variance(c: Any, r: Num, b: Num, n: Optional[Num] = None, slots: Optional[Slots] = None) -> Num:
+    """Var C, C = Σ_s c_s·x_s·(b + Σ_{u<=s} x_u), over a uniform random r-subset {s : x_s = 1} of a group's n slots.
+
+    *c* holds the weights of the group's leading slots (a sequence, or a
+    numpy array laid out by *slots* for many groups); the n - len(c) slots
+    after them weigh 0 (*n* defaults to len(c)).  With c_s = 1/(t+s) within
+    the cutoff and b relevant documents above the group, C is the group's
+    part of num_rel·AP.  As x_s² = x_s, C = L + Q with L = Σ_s a_s·x_s,
+    a_s = (b+1)·c_s, and Q = Σ_{u<s} c_s·x_u·x_s.  With p_j =
+    :func:`all_relevant`, A1 = Σ a_s, A2 = Σ a_s², W = Σ_s (s−1)·c_s,
+    N2 = Σ_s (s−1)·c_s², D_i = (i−1)·c_i + Σ_{s>i} c_s (the weight of the
+    pairs holding slot i), N1 = Σ D_i² − 2·N2 (pairs of pairs sharing
+    exactly one slot):
 
         E[C]  = p1·A1 + p2·W
         E[L²] = p1·A2 + p2·(A1² − A2)
@@ -174,28 +262,29 @@ def ap_weighted_variance(c: Sequence[Num], r: Num, b: Num) -> Num:
         Var C = E[L²] + 2·E[LQ] + E[Q²] − E[C]²
 
     (a product of indicators over d distinct slots has mean p_d).  O(n).
+    Trailing slots of weight 0 add nothing to any of these sums.
 
     >>> from fractions import Fraction as F
     >>> ap_weighted_variance([F(1), F(1, 2), F(1, 3)], F(2), 0)  # num_rel·AP of [[1, 1, 0]]: 2, 5/3 or 7/6
     Fraction(19, 162)
     """
-    n = len(c)
+    if slots is None:
+        c = np.array(list(c), dtype=object)
+        slots = Slots(len(c))
+    n = slots.count if n is None else n
+    S = slots
     p1, p2, p3, p4 = (all_relevant(r, n, j) for j in (1, 2, 3, 4))
-    a = [(b + 1) * cs for cs in c]
-    a1 = sum(a, 0 * b)
-    a2 = sum((x * x for x in a), 0 * b)
-    w = n2 = cross = below = 0
-    for s in range(n):  # s is the 0-based slot: (s−1) above is s here
-        w = w + s * c[s]
-        n2 = n2 + s * c[s] * c[s]
-        cross = cross + s * c[s] * a[s] + c[s] * below
-        below = below + a[s]
-    n1, after = 0, 0
-    for i in range(n - 1, -1, -1):
-        d = i * c[i] + after
-        n1 = n1 + d * d
-        after = after + c[i]
-    n1 = n1 - 2 * n2
+    lead = b + 1  # a_s = lead·c_s: the per-group factor is applied after the sums
+    c2 = c * c
+    ac = S.index * c  # (s − 1)·c_s, the 0-based index being s − 1
+    before = S.prefix(c)  # Σ_{u<=s} c_u
+    total = S.total(c)
+    a1, a2 = lead * total, lead * lead * S.total(c2)
+    w = S.total(ac)
+    n2 = S.total(ac * c)
+    cross = lead * (n2 + S.total(c * before) - S.total(c2))  # Σ_s (s−1)·c_s·a_s + Σ_s c_s·Σ_{u<s} a_u
+    d = ac + (S.spread(total) - before)  # D_i = (i−1)·c_i + Σ_{s>i} c_s
+    n1 = S.total(d * d) - 2 * n2
     mean = p1 * a1 + p2 * w
     l2 = p1 * a2 + p2 * (a1 * a1 - a2)
     lq = p3 * a1 * w + (p2 - p3) * cross
@@ -203,19 +292,20 @@ def ap_weighted_variance(c: Sequence[Num], r: Num, b: Num) -> Num:
     return l2 + 2 * lq + q2 - mean * mean
 
 
-def ap_group_variance(t: Num, n: int, r: Num, b: Num, k: Optional[Any]) -> Num:
+def ap_group_variance(t: Num, n: Num, r: Num, b: Num, k: Optional[Any]) -> Num:
     """Var of a group's part of num_rel·AP@k: start t, n documents, r relevant, b relevant above, cutoff k.
 
-    :func:`ap_weighted_variance` with c_s = 1/(t+s) for the min(n, k − t)
-    slots within the cutoff and 0 for the rest (in r's number type, so r
-    must be a Fraction, float or symbol).  Groups are independent, so
+    :func:`ap_weighted_variance` with c_s = 1/(t+s) for the within(t, n, k)
+    slots within the cutoff (the slots past it weigh 0), in r's number type
+    (so r must be a Fraction, float, array or symbol).  With arrays, every
+    group at once.  Groups are independent, so
     Var AP@k = Σ_groups ap_group_variance / num_rel².
 
     >>> from fractions import Fraction as F
     >>> ap_group_variance(1, 2, F(1), 1, None)   # [1, [1, 0]]: the group adds 2/2 or 2/3
     Fraction(1, 36)
     """
-    slots = n if k is None else min(n, max(0, k - t))
-    one = r**0  # 1 in r's number type: Fraction weights in exact mode, floats in float mode
-    c = [one / (t + s) if s <= slots else 0 * one for s in range(1, n + 1)]
-    return ap_weighted_variance(c, r, b)
+    S = Slots(kernels.within(t, n, k))
+    one = 0 * r + 1  # 1 in r's number type: Fraction weights in exact mode, floats in float mode
+    c = S.spread(one) / (S.spread(t) + S.index + 1)
+    return ap_weighted_variance(c, r, b, n, S)

@@ -46,6 +46,7 @@ __all__ = [
     "AP_GROUP_SIZE",
     "prove_precision_variance",
     "prove_dcg_variance",
+    "prove_rbp_variance",
     "prove_rr_variance",
     "prove_ap_variance",
 ]
@@ -176,6 +177,46 @@ def prove_dcg_variance(kernel: Optional[Callable[..., Any]] = None) -> str:
     return f"symbolic n >= 2 and power sums, from the one- and two-rank probabilities; n = 1; every permutation of 2..{PERMUTED_DOCUMENTS} symbolic documents"
 
 
+# -- Var RBP ------------------------------------------------------------------------
+
+
+def _rbp_formula() -> Any:
+    pc, tc, ec, rc, nc = (Symbol(name) for name in ("p", "t", "e", "r", "n"))
+    return Eq(Tex(r"\mathrm{Var}[RBP_{\mathrm{group}}]"), variance_kernels.rbp_group_variance(pc, tc, ec, rc, nc), evaluate=False)
+
+
+@theorem(
+    "Var RBP",
+    "Var of a group's RBP contribution (r relevant of n, ranks t+1..t+m within k) = rbp_group_variance: Hoeffding's statistic "
+    "on the weights (1-p)·p^(j-1), whose sum and sum of squares are geometric; symbolic p, t, m, r, n.",
+    GENERAL,
+    _rbp_formula,
+)
+def prove_rbp_variance(kernel: Optional[Callable[..., Any]] = None, squares: Optional[Callable[..., Any]] = None) -> str:
+    from tieaware.fast import kernels
+
+    kernel = kernel or variance_kernels.rbp_group_variance
+    squares = squares or kernels.rbp_weight_squares
+    p = Symbol("p", positive=True)
+    m_ = Symbol("m", integer=True, positive=True)  # the group's ranks within k
+    j = Symbol("j", integer=True, positive=True)
+    weight = (1 - p) * p ** (j - 1)
+    # 1. The squared weights of ranks t+1..t+m: a geometric sum (sympy; p = 1 is its own branch, where both are 0).
+    w1 = Sum(weight, (j, t + 1, t + m_)).doit()
+    w2 = Sum(weight**2, (j, t + 1, t + m_)).doit()
+    same(w2, squares(p, t, t + m_), "Σ_j ((1-p)·p^(j-1))² over the group's ranks within k")
+    # 2. The variance from the lemmas, x_j the relevance of rank j (x_j² = x_j): E[x_j] = P(slot), E[x_i x_j] = P(pair)
+    #    for i != j, so Var Σ_j w_j x_j = P(slot)·Σw² + P(pair)·((Σw)² − Σw²) − (P(slot)·Σw)²; ranks past k weigh 0.
+    p1, p2 = p_relevant(r, n2), p_pair(r, n2)
+    derived = p1 * w2 + p2 * (w1**2 - w2) - (p1 * w1) ** 2
+    same(derived, kernel(p, t, t + m_, r, n2), "Var of a group's RBP contribution, n >= 2")
+    # n = 1: one ordering.
+    single = sympy.sympify(kernel(p, t, t + m_, sympy.Integer(1), sympy.Integer(1)))
+    if not (single.is_finite and sympy.simplify(single) == 0):
+        raise ProofFailure(f"the RBP variance of a singleton group is {single}, not 0")
+    return "geometric sums of the weights and their squares, symbolic p, t, m; the variance from the slot and pair lemmas, symbolic r, n >= 2; n = 1"
+
+
 # -- Var RR -------------------------------------------------------------------------
 
 
@@ -263,6 +304,8 @@ def _ap_placements(weights: Sequence[Any], relevant: int) -> list[Any]:
     "Var[AP@k] = Σ_groups Var[Σ_(s<=k-t) x_s·(b + hits to s)/(t+s)]/num_rel², by ap_weighted_variance's O(n) moments (p_1..p_4).",
     bounded(f"n<={AP_WEIGHTED_SIZE}"),
     _ap_formula,
+    why="the kernel's O(n) sums over slots need a number n, and sympy cannot decide identities between nested Sums of an "
+    "undefined c(s); n <= 6 settles every coefficient of c_a·c_b, a polynomial of degree <= 2 in a and b - a (docs/proofs.md)",
 )
 def prove_ap_variance(weighted: Optional[Callable[..., Any]] = None, group: Optional[Callable[..., Any]] = None) -> str:
     weighted = weighted or variance_kernels.ap_weighted_variance

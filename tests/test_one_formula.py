@@ -22,7 +22,7 @@ from fractions import Fraction
 import pytest
 
 from tieaware.cli import main
-from tieaware.fast import arith, kernels
+from tieaware.fast import arith, kernels, variance_kernels
 from tieaware.fast import measures as fm
 from tieaware.model import names
 from tieaware.proofs import THEOREMS
@@ -123,3 +123,66 @@ def test_rbp_default_p_comes_from_one_place(capsys, monkeypatch):
         assert mean["RBP"]["tie_aware"]["decimal"] == mean["RBP(p=0.9)"]["tie_aware"]["decimal"]
         values.append(mean["RBP"]["tie_aware"]["decimal"])
     assert values[0] == values[1]
+
+
+# -- the spread over tie-breakings (``eval --spread``): the variance kernels and the extremes ---------------
+
+SPREAD_MEASURES = "P@10 R@10 AP AP@10 RR RR@5 RBP nDCG@10"
+
+
+def _spread(capsys, *flags: str) -> dict:
+    assert main(["eval", "--format", "json", "--spread", "--digits", "15", "-m", SPREAD_MEASURES, *flags]) == 0
+    return json.loads(capsys.readouterr().out)["spread"]
+
+
+real_variance = {name: getattr(variance_kernels, name) for name in variance_kernels.__all__ if name != "Slots"}
+
+
+def _ap_weighted_variance_p2_for_p3(c, r, b, n=None, slots=None):
+    real_all = real_variance["all_relevant"]
+    patched = lambda r_, n_, j: real_all(r_, n_, 2 if j == 3 else j)  # noqa: E731
+    variance_kernels.all_relevant, saved = patched, variance_kernels.all_relevant
+    try:
+        return real_variance["ap_weighted_variance"](c, r, b, n, slots)
+    finally:
+        variance_kernels.all_relevant = saved
+
+
+SPREAD_CASES = [
+    # (module, kernel, wrong version, theorems that must fail, measures whose printed spread must change)
+    (variance_kernels, "hits_variance", lambda m, r, n: arith.of(m, r, n).ratio(m * r * (n - r), n * n), ["Var P@k"], ["P@10", "R@10"]),
+    (variance_kernels, "rank_statistic_variance", lambda x, w1, w2, n: arith.of(x, w1, w2, n).ratio(x * (w2 - w1 * w1 / n), n), ["Var DCG@k"], ["nDCG@10", "RBP"]),
+    (variance_kernels, "rbp_group_variance", lambda p, t, e, r, n: 2 * real_variance["rbp_group_variance"](p, t, e, r, n), ["Var RBP"], ["RBP"]),
+    (kernels, "rbp_weight_squares", lambda p, t, e: real["rbp_weight_squares"](p, t, e + 1), ["Var RBP"], ["RBP"]),
+    (variance_kernels, "ap_weighted_variance", _ap_weighted_variance_p2_for_p3, ["Var AP"], ["AP", "AP@10"]),
+    (variance_kernels, "all_relevant", lambda r, n, j: real_variance["all_relevant"](r, n, min(j, 2)), ["Var AP"], ["AP"]),
+    (
+        variance_kernels,
+        "rr_moment_step",
+        lambda mean, second, none_yet, x, t, r, n: real_variance["rr_moment_step"](mean, second, none_yet, x, t + 1, r, n),
+        ["Var RR"],
+        ["RR", "RR@5"],
+    ),
+]
+
+
+@pytest.mark.parametrize("module, kernel, wrong, theorems, measures", SPREAD_CASES, ids=[c[1] for c in SPREAD_CASES])
+def test_a_slip_in_a_variance_kernel_breaks_a_theorem_and_the_printed_spread(monkeypatch, capsys, module, kernel, wrong, theorems, measures):
+    right_float, right_exact = _spread(capsys, "--float"), _spread(capsys)
+    monkeypatch.setattr(module, kernel, wrong)
+    for name in theorems:
+        assert not THEOREMS[name]().proved, f"{name} still proved with a wrong {kernel}"
+    wrong_float, wrong_exact = _spread(capsys, "--float"), _spread(capsys)
+    for m in measures:
+        assert wrong_float[m]["sd_mean"] != right_float[m]["sd_mean"], f"eval --spread --float {m} did not use {kernel}"
+        assert wrong_exact[m]["sd_mean"] != right_exact[m]["sd_mean"], f"eval --spread {m} did not use {kernel}"
+
+
+def test_the_extremes_come_from_the_kernels_on_the_sorted_ordering(monkeypatch, capsys):
+    # eval --spread's min and max are the measures' closed forms on each group sorted by label (theorem
+    # "extremes"), so a slip in AP's group kernel moves them too, in both engines.
+    right_float, right_exact = _spread(capsys, "--float"), _spread(capsys)
+    monkeypatch.setattr(kernels, "ap_group", _wrong_harmonic_ap_group)
+    wrong_float, wrong_exact = _spread(capsys, "--float"), _spread(capsys)
+    for right, wrong in ((right_float, wrong_float), (right_exact, wrong_exact)):
+        assert wrong["AP"]["max_mean"] != right["AP"]["max_mean"] and wrong["AP"]["min_mean"] != right["AP"]["min_mean"]

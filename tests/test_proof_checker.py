@@ -22,6 +22,7 @@ from tieaware.fast import rbo_kernels
 from tieaware.fast import variance_kernels as fv
 from tieaware.fast.err import err_group
 from tieaware.fast.kernels import ap_group, ap_slot, expected_hits, first_relevant_step, pair_fraction, rr_group
+from tieaware.fast.tie_spread import spread_stats
 from tieaware.fast.trec_measures import bpref_from, capped_sum, success_from
 from tieaware import fast
 from tieaware.fast.trec_eval_measures import infap_group
@@ -168,6 +169,25 @@ def rbp_whole_groups(summary, p, k, *, number, group):
             break
         total += group(p, g.start, g.start + g.size, g.relevant, g.size)  # the crossing group counted whole
     return total
+
+
+def extremes_swapped(m, ranking):
+    s = spread_stats(m, ranking)
+    return s.best, s.worst
+
+
+def extremes_of_the_ranking_as_given(m, ranking):
+    from tieaware import fast
+    from tieaware.model.dispatch import measure_value
+
+    flat = [y for x in ranking for y in (x if isinstance(x, list) else [x])]
+    value = measure_value(fast, m, flat)
+    return value, value
+
+
+def rbp_variance_binomial(p, t, e, r, n):
+    w1 = kernels.rbp_group(p, t, e, 1, 1)
+    return r / n * (1 - r / n) * w1 * w1  # the hits' binomial variance on the total weight, no rank statistic
 
 
 class ExactSplitSlip(arith.Exact):
@@ -520,6 +540,10 @@ WRONG = [
     ("RBP@k", {"group": lambda p, t, e, r, n: r / n * (p**t - p ** (e + 1))}),  # one rank too many
     ("RBP@k", {"compose": rbp_whole_groups}),
     ("exact arithmetic", {"exact": ExactSplitSlip()}),
+    ("extremes", {"extremes": extremes_swapped}),  # the sort the wrong way round
+    ("extremes", {"extremes": extremes_of_the_ranking_as_given}),  # no sort: the ranking's own order
+    ("Var RBP", {"squares": lambda p, t, e: (1 - p) / (1 + p) * (p ** (2 * t) - p ** (2 * e + 2))}),  # one rank too many
+    ("Var RBP", {"kernel": rbp_variance_binomial}),
     ("ERR group", {"group": lambda t, s, x, num: err_group(t - 1, s, x, num)}),  # ranks shifted up by one
     ("Success@k", {"kernel": lambda m, r, n, choose=comb: ((n - r) / n) ** m}),  # drawn with replacement
     ("Success@k", {"kernel": lambda m, r, n, choose=comb: choose(n - r, m + 1) / choose(n, m + 1)}),  # one slot too many
