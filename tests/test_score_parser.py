@@ -132,3 +132,24 @@ def test_a_near_tie_keeps_its_exact_order():
     for exact in (True, False):
         result = evaluate_prepared(prepare(qrels, run), "RR", exact=exact)
         assert result.per_query["q"]["RR"] == Fraction(1, 2)
+
+
+def test_many_short_repeated_texts_give_float():
+    # texts of at most 8 bytes are their own 64-bit codes when deduplicated; 9 bytes are hashed
+    rng = np.random.default_rng(13)
+    for width in (6, 8, 9):  # "0.1234", "0.123456", "0.1234567"
+        pool = [f"{x:.{width - 2}f}" for x in rng.random(300)]
+        assert max(len(t) for t in pool) == width
+        texts = [pool[i] for i in rng.integers(0, len(pool), size=3000)]
+        assert _scores_of(texts) == [float(t) for t in texts]
+
+
+def test_colliding_hashes_of_score_texts_are_checked_on_the_texts(monkeypatch):
+    # deduplicating > 1,000 rows of long texts goes through a 64-bit hash; force the 300 texts into 7
+    # hash values: the texts are compared, so no row takes another text's value
+    rng = np.random.default_rng(14)
+    pool = [repr(float(x)) for x in rng.random(300)]
+    texts = [pool[i] for i in rng.integers(0, len(pool), size=3000)]
+    real = columns._hash
+    monkeypatch.setattr(columns, "_hash", lambda strings, width: real(strings, width) % np.uint64(7))
+    assert _scores_of(texts) == [float(t) for t in texts]
