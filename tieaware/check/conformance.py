@@ -253,6 +253,16 @@ def _counterexample(row: Row) -> str:
     return f"{inputs}: expected {to_decimal(c.expected, 6)}, {got}"
 
 
+def _untied(r: Row) -> str:
+    """The untied-inputs verdict, with its diagnosed cause when it differs (e.g. ``differs (float32_scores)``)."""
+    if r.untied is None:
+        return ""
+    if r.untied.ok:
+        return CONFORMS
+    cause = r.untied.diagnosis.cause if r.untied.diagnosis is not None else None
+    return f"{DIFFERS} ({cause})" if cause else DIFFERS
+
+
 def _cause(row: Row) -> str:
     if row.status == NOT_INSTALLED:
         return row.note
@@ -275,7 +285,7 @@ def table(rows: Sequence[Row], tablefmt: str = "simple") -> str:
             r.peer.call,
             r.peer.measure,
             r.status,
-            "" if r.untied is None else (CONFORMS if r.untied.ok else DIFFERS),
+            _untied(r),
             _cause(r),
             _counterexample(r),
         ]
@@ -302,8 +312,9 @@ def markdown(rows: Sequence[Row], *, max_size: int, max_examples: int) -> str:
         "each compared with the exact tie-aware value (the expected value over every ordering of tied documents)",
         "within a relative 1e-9.  *conforms* means no difference was found; *differs* shows the smallest input",
         "found, and the diagnosed cause.  A library that could not be imported is *not installed*, never *conforms*.",
-        "The *untied inputs* column repeats the check on rankings without ties only (distinct scores, no near-ties):",
-        "there every correct implementation, tie-aware or not, must give the ordinary value.",
+        "The *untied inputs* column repeats the check on rankings without ties only (distinct scores, including",
+        "doubles float32 cannot tell apart): there every correct implementation, tie-aware or not, must give the",
+        "ordinary value; a *differs* there names its cause (`float32_scores`: scores stored in single precision tie).",
         "",
         "Documents are named d000, d001, ... in input order, so `docno` means ties broken in reverse input order,",
         "trec_eval's rule (docno descending), and `input order` means ties kept in the order given (which is also",

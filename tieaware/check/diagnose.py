@@ -178,7 +178,9 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...], confirm
         if found is not None:
             return found
     rounded = tuple(float32(s) for s in case.scores)
-    if _has_ties(rounded) and rounded != case.scores and not _close_scores(case.scores):
+    # Also after the gap ladder found nothing: a docno tie-break can give the untied value on its
+    # pair probes, so the ladder misses a float32 implementation that the probes here confirm.
+    if _has_ties(rounded) and rounded != case.scores:
         if all(abs(x) < 3.4e38 for x in case.scores):  # past float32's range every prediction is inf
             found = _float32(judge, cases)  # float32 underflow: tiny scores tie
             if found is not None:

@@ -126,12 +126,6 @@ def _takes_num_rel(judge: Judge) -> bool:
     return _accepts_three(judge.impl) and judge.oracle.takes_num_rel()
 
 
-def _near(case: _cases.Case) -> bool:
-    """Two distinct scores closer than float32 can tell apart: a near-tie."""
-    rounded = [_cases.float32(s) for s in case.scores]
-    return len(set(rounded)) < len(set(case.scores))
-
-
 def _has_half(case: _cases.Case) -> bool:
     return any(label(x) == HALF for x in case.labels)
 
@@ -304,8 +298,9 @@ def implementation(
     ``"non-negative"``, ``"integer"``, comma-joined), *min_size* and
     *max_docs* (documents per input).  No input outside it is ever passed.
     Set *max_examples* to 0 for the fixed phases only.  ``ties=False``
-    checks untied inputs only (distinct scores, no near-ties): does a
-    tie-oblivious library at least compute the ordinary measure?
+    checks untied inputs only (distinct scores, including scores that
+    differ only beyond float32's precision): does a tie-oblivious library
+    at least compute the ordinary measure?
     """
     if not callable(impl):
         raise bad("impl", impl, "must be a function impl(scores, labels) -> number")
@@ -381,7 +376,10 @@ def profile_check(
     # 2. the definition, on untied plainly scored inputs: the measure, another convention, or a bug
     fixed = [(c, phase) for c, phase in _fixed_cases(judge, domain, max_size, near_tie_size) if phase != "large tie groups" or _computable(oracle, c)]
     if not ties:
-        fixed = [(c, phase) for c, phase in fixed if _cases.untied(c) and not _near(c)]
+        # Distinct doubles, including those float32 cannot tell apart (1.0 and 1 + 2**-30, 1e308 and
+        # 1e300): they are untied, and hypothesis's untied inputs draw them too, so excluding them
+        # here made the verdict depend on max_size (found by hypothesis at some sizes, not others).
+        fixed = [(c, phase) for c, phase in fixed if _cases.untied(c)]
     defining = [(c, phase) for c, phase in fixed if phase in DEFINING and _cases.untied(c)]
     effective, convention = judge, name
     first = next((cex for cex in (judge.check(c, phase) for c, phase in defining) if cex is not None), None)
