@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Optional
+from typing import Any, Optional
 
 from tieaware.model.errors import TieawareError
 
@@ -38,11 +38,38 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         try:
             module = importlib.import_module(f"tieaware.commands.{name}")
         except ModuleNotFoundError as exc:
+            if exc.name in OPTIONAL:  # an extra not installed: the command says which, in one line
+                _needs(sub, name, exc.name)
+                continue
             if exc.name != f"tieaware.commands.{name}":
                 raise
             continue  # a subcommand not built yet
         module.add_parser(sub)
     return parser
+
+
+#: Packages some commands need that ``pip install tieaware`` does not bring: package -> the extra that does.
+OPTIONAL = {
+    "hypothesis": "check",
+    "pytest": "testing",
+    "scipy": "stats",
+    "matplotlib": "plots",
+    "pyarrow": "arrow",
+    "dask": "dask",
+    "distributed": "dask",
+}
+
+
+def _needs(sub: Any, name: str, package: str) -> None:
+    """A stand-in for command *name*, whose module needs *package*: it refuses to run, naming the extra."""
+    extra = OPTIONAL[package]
+    parser = sub.add_parser(name, help=f"(needs {package}: pip install 'tieaware[{extra}]')", add_help=False, prefix_chars="\x01")
+    parser.add_argument("words", nargs=argparse.REMAINDER)
+
+    def refuse(args: argparse.Namespace) -> int:
+        raise TieawareError(f"needs {package}, which is not installed: pip install 'tieaware[{extra}]'")
+
+    parser.set_defaults(run=refuse)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -70,6 +97,12 @@ def _main(words: list[str], command: Optional[str]) -> int:
         return int(args.run(args) or 0)
     except TieawareError as exc:
         print(f"tieaware {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # an option that needs an extra (--heatmap: matplotlib, ...)
+        if exc.name not in OPTIONAL:
+            raise
+        extra = OPTIONAL[exc.name]
+        print(f"tieaware {args.command}: error: needs {exc.name}, which is not installed: pip install 'tieaware[{extra}]'", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `tieaware eval | head`
         return 0

@@ -29,6 +29,13 @@ Rankings of items (RBO's input form):
   items, for Kendall's τ and τ_AP.
 """
 
+try:
+    import hypothesis  # noqa: F401  (an extra, not a dependency)
+except ModuleNotFoundError:  # pragma: no cover - exercised in a subprocess by tests/test_packaging.py
+    raise ModuleNotFoundError(
+        "tieaware.strategies needs hypothesis, which is not installed: pip install 'tieaware[testing]'", name="hypothesis"
+    ) from None
+
 from tieaware.testing.rankings import (
     labels,
     qrels_and_runs,

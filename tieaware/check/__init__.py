@@ -22,6 +22,13 @@ settings fixed inside the checker.
 True
 """
 
+try:
+    import hypothesis  # noqa: F401  (the search runs on hypothesis: an extra, not a dependency)
+except ModuleNotFoundError:  # pragma: no cover - exercised in a subprocess by tests/test_packaging.py
+    raise ModuleNotFoundError(
+        "tieaware.check needs hypothesis, which is not installed: pip install 'tieaware[check]'", name="hypothesis"
+    ) from None
+
 from tieaware.check import adapters
 from tieaware.check.diagnose import Diagnosis
 from tieaware.check.formula import FormulaCounterexample, FormulaResult, expectation, formula

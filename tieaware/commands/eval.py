@@ -60,8 +60,8 @@ Means over queries (MAP, MRR, ...) are exact."""
 
 _EPILOG = """\
 measures (ir_measures syntax; trec_eval names such as P_5, map, ndcg_cut_10 also work):
-  P@k R@k F1@k AP[@k] RR[@k] nDCG[@k] DCG[@k], with options such as
-  P(rel=2)@5 and nDCG(dcg='exp-log2')@10
+{measures}
+  with options such as P(rel=2)@5, nDCG(dcg='exp-log2')@10 and RBP(p=0.8)
 
 trec_eval's options: -q (per query), -c (average over every judged query),
 -l N (relevance level), -m repeated, with trec_eval's families (P.5,10,
@@ -81,13 +81,22 @@ examples:
 See docs/eval.md."""
 
 
+def _measure_forms() -> str:
+    """Every measure eval computes, from tieaware.model.names (RBO compares two rankings: `tieaware rbo`)."""
+    import textwrap
+
+    from tieaware.model.names import forms
+
+    return textwrap.fill(" ".join(f for f in forms() if not f.startswith("RBO")), width=78, initial_indent="  ", subsequent_indent="  ")
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``tieaware eval`` on the ``tieaware`` command's subparsers."""
     parser = subparsers.add_parser(
         "eval",
         help="evaluate a TREC run tie-aware, beside trec_eval's tie-breaking",
         description=_DESCRIPTION,
-        epilog=_EPILOG,
+        epilog=_EPILOG.replace("{measures}", _measure_forms()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("qrels", nargs="?", metavar="QRELS", help="qrels file: qid iter docno label")

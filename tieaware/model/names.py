@@ -71,7 +71,7 @@ from typing import Any, Optional
 from tieaware.model.errors import bad
 from tieaware.model.exact import rational
 
-__all__ = ["Measure", "parse", "parse_list", "MEASURES", "RBP_P", "NORMS", "NOREL", "CONVENTIONS"]
+__all__ = ["Measure", "parse", "parse_list", "MEASURES", "RBP_P", "NORMS", "NOREL", "CONVENTIONS", "forms"]
 
 #: name -> (k required?, allowed parameters)
 MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
@@ -332,3 +332,14 @@ def parse_list(text: str) -> list[Measure]:
     if not parts:
         raise bad("measures", text, "names no measure")
     return [parse(p) for p in parts]
+
+
+def forms() -> list[str]:
+    """Every measure name with its cutoff, as help texts list them: ``P@k``, ``AP[@k]``, ``Rprec``.
+
+    Read from :data:`MEASURES`, so a measure added there is listed everywhere.
+
+    >>> forms()[:4]
+    ['P@k', 'R@k', 'F1@k', 'AP[@k]']
+    """
+    return [name + ("@k" if needs_k else "" if name in _NO_CUTOFF else "[@k]") for name, (needs_k, _) in MEASURES.items()]

@@ -292,6 +292,13 @@ def _corr_vector(family: str, t: dict[str, Any]) -> CorrVector:
 
 def pytest_cases(family: str, **filters: Any) -> list:
     """``pytest.param(vector, id=...)`` for each test, for ``@pytest.mark.parametrize``; filters as in :func:`iter_cases`."""
-    import pytest
+    try:
+        import pytest
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "tieaware.vectors.pytest_cases needs pytest, which is not installed: pip install 'tieaware[testing]' "
+            "(iter_cases works without it)",
+            name="pytest",
+        ) from None
 
     return [pytest.param(v, id=v.id) for v in iter_cases(family, **filters)]
