@@ -178,3 +178,10 @@ def test_the_untied_verdict_does_not_depend_on_the_search_size():
             result = implementation(_float32_ap, "AP", max_size=max_size, max_examples=max_examples, ties=False)
             verdicts.add((result.ok, result.diagnosis and result.diagnosis.cause))
     assert verdicts == {(False, "float32_scores")}
+
+
+def test_cli_a_command_printing_without_end_is_stopped_in_bounded_memory(capsys):
+    # capture_output kept everything: `yes` filled memory until the timeout
+    command = f"{sys.executable} -c 'while True: print(0.5)' {{qrels}} {{run}}"
+    assert main(["check", command, "AP", "--adapter", "command", "--timeout", "60"]) == 2
+    assert "printed more than 1,048,576 bytes on stdout" in _one_error(capsys)

@@ -391,15 +391,69 @@ def from_command(
         with tempfile.TemporaryDirectory(prefix="tieaware-check-") as tmp:
             qrels_path, run_path = trec_files(scores, labels, tmp, qid=qid)
             command = [a.replace("{qrels}", qrels_path).replace("{run}", run_path) for a in argv]
-            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-        if done.returncode != 0:
-            raise RuntimeError(f"{argv[0]} exited with status {done.returncode}: {done.stderr.strip()[:200]}")
-        return _parse_output(done.stdout, pick, qid)
+            code, out, err = _bounded_run(command, timeout)
+        if code != 0:
+            raise RuntimeError(f"{argv[0]} exited with status {code}: {err.strip()[:200]}")
+        return _parse_output(out, pick, qid)
 
     impl.__name__ = os.path.basename(argv[0])
     impl.integer_labels = True  # type: ignore[attr-defined]  # TREC qrels hold integer grades
     _preflight(impl, argv_template)
     return impl
+
+
+#: Bytes of output kept from a command (stdout and stderr each); a command printing more is stopped.
+MAX_OUTPUT = 1 << 20
+
+
+def _bounded_run(command: list[str], timeout: float) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of *command*, holding at most :data:`MAX_OUTPUT` bytes of each.
+
+    ``subprocess.run(capture_output=True)`` keeps all the output: a command
+    that prints without end (``yes``) would fill memory before its timeout.
+
+    >>> import sys
+    >>> _bounded_run([sys.executable, "-c", "print(0.5)"], 30)
+    (0, '0.5\\n', '')
+    """
+    import threading
+
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    kept: dict[str, list[bytes]] = {"out": [], "err": []}
+    too_much: list[str] = []
+
+    def pump(stream: Any, key: str) -> None:
+        total = 0
+        while True:
+            data = stream.read1(1 << 16)
+            if not data:
+                return
+            total += len(data)
+            if total > MAX_OUTPUT:
+                too_much.append(key)
+                process.kill()
+                return
+            kept[key].append(data)
+
+    readers = [threading.Thread(target=pump, args=(process.stdout, "out"), daemon=True),
+               threading.Thread(target=pump, args=(process.stderr, "err"), daemon=True)]
+    for reader in readers:
+        reader.start()
+    try:
+        code = process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise
+    finally:
+        for reader in readers:
+            reader.join(timeout=5)
+        process.stdout.close()
+        process.stderr.close()
+    if too_much:
+        raise RuntimeError(f"{command[0]} printed more than {MAX_OUTPUT:,} bytes on std{too_much[0]}")
+    text = lambda key: b"".join(kept[key]).decode("utf-8", errors="replace")  # noqa: E731
+    return code, text("out"), text("err")
 
 
 def _preflight(impl: Callable[[list, list], float], argv_template: Any) -> None:
