@@ -22,7 +22,7 @@ from fractions import Fraction
 import pytest
 
 from tieaware import TieawareError, read_qrels, read_run
-from tieaware.cli import main
+from tieaware.cli import SUBCOMMANDS, main
 from tieaware.io import columns, text
 from tieaware.io.text import BOM, MAX_LINE_BYTES
 from tieaware.io.trec import parse_qrels, parse_run
@@ -241,8 +241,9 @@ def test_a_damaged_compressed_file_is_a_tieaware_error_in_the_api(tmp_path):
 # -- Ctrl-C ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["eval", "compare", "rbo", "check", "vectors", "bench"])
+@pytest.mark.parametrize("command", SUBCOMMANDS)
 def test_ctrl_c_is_one_line_and_exit_130(capsys, monkeypatch, command):
+    # every command, not only the long ones: the handler is in cli.main, and a test per command keeps it there
     import importlib
 
     module = importlib.import_module(f"tieaware.commands.{command}")
@@ -252,7 +253,8 @@ def test_ctrl_c_is_one_line_and_exit_130(capsys, monkeypatch, command):
 
     monkeypatch.setattr(module, "run", interrupted)
     argv = {"eval": ["eval"], "compare": ["compare", "q", "a", "b"], "rbo": ["rbo", "a", "b"],
-            "check": ["check", "m:f", "AP"], "vectors": ["vectors", "--out", "x"], "bench": ["bench"]}[command]
+            "check": ["check", "m:f", "AP"], "vectors": ["vectors", "--out", "x"], "bench": ["bench"],
+            "corr": ["corr", "a", "b"], "prove": ["prove"], "conformance": ["conformance"], "disagree": ["disagree"]}[command]
     assert main(argv) == 130
     out, err = capsys.readouterr()
     assert (out, err) == ("", f"tieaware {command}: interrupted\n")
