@@ -26,9 +26,11 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from tieaware import TieawareError
 from tieaware.io import columns
 from tieaware.io.columns import prepare, read_table
 from tieaware.io.text import check_number, number_text
@@ -153,3 +155,20 @@ def test_colliding_hashes_of_score_texts_are_checked_on_the_texts(monkeypatch):
     real = columns._hash
     monkeypatch.setattr(columns, "_hash", lambda strings, width: real(strings, width) % np.uint64(7))
     assert _scores_of(texts) == [float(t) for t in texts]
+
+
+def test_signs_and_points_of_short_decimals():
+    # the numpy path of <= 15 digits: a leading minus (and only it) makes the value negative
+    texts = ["-0.5", ".5", "+0.25", "-3", "-.75", "5.", "+.125", "-0", "0.000001", "-123456789012345"]
+    got = _scores_of(texts)
+    assert all(_same_double(g, float(t)) for g, t in zip(got, texts)), list(zip(texts, got))
+
+
+@pytest.mark.parametrize("text", [".", "-", "+", "-.", "+.", "1-2", "0.5+", "--1", "+-1", "1.2.3"])
+def test_a_text_that_is_not_a_number_is_refused(text):
+    # a NUMBER has a digit, one sign at most and only in front, one point at most: the score is refused
+    # with its line, not read as 0 or with the sign dropped
+    lines = f"q Q0 d0 1 0.5 r\nq Q0 d1 2 {text} r\n"
+    run = read_table(io.BytesIO(lines.encode()), "run")
+    with pytest.raises(TieawareError, match=r"<run>:2: score must be a decimal number"):
+        columns._scores(run)
