@@ -408,6 +408,13 @@ class _Column:
             self._cache[key] = _floats(getattr(self, which))
         return self._cache[key]
 
+    def mean(self, which: str) -> Any:
+        """The exact mean of ``expected``, ``worst`` or ``best``, computed once per system (not per pair)."""
+        key = "mean " + which
+        if key not in self._cache:
+            self._cache[key] = exact_mean(getattr(self, which))
+        return self._cache[key]
+
     def varies(self) -> np.ndarray:
         """Per query, whether some tie-breakings give different values."""
         if "varies" not in self._cache:
@@ -527,12 +534,23 @@ def _columns(
         from tieaware.runs.engine import EXACT_SUPPORTED
         from tieaware.runs.evaluate import evaluate_prepared
 
+        from tieaware.runs import engine
+
         here = [m for m in slow if m.name in EXACT_SUPPORTED]
         if here:
-            got = [evaluate_prepared(view, here, exact=True).per_query for view in (p, _extreme_view(p, True), _extreme_view(p, False))]
+            views = (p, _extreme_view(p, True), _extreme_view(p, False))
+            got = [evaluate_prepared(view, here, exact=True).per_query for view in views]
             for m in here:
                 e, w, b = ([per_query[q][str(m)] for q in queries] for per_query in got)
-                out[str(m)] = _Column(e, w, b, source, m)
+                column = _Column(e, w, b, source, m)
+                if not all(is_rational(v) for v in e + w + b):
+                    # irrational values (DCG, nDCG): their floats from the float engine on the same views
+                    # (within a few ulps of the nearest; converting thousands of sympy sums took most of the time)
+                    for which, view in zip(("expected", "worst", "best"), views):
+                        floats = engine.values(view, m)
+                        if floats is not None:
+                            column._cache["floats " + which] = np.asarray(floats, dtype=np.float64)[take]
+                out[str(m)] = column
             slow = [m for m in slow if m not in here]
     if slow:
         per: dict[str, list[list]] = {str(m): [[], [], []] for m in slow}
@@ -580,9 +598,9 @@ def _sign_near(exact: Callable[[], Any], rough: float) -> int:
 
 
 def _standings(names: Sequence[str], cols: Mapping[str, _Column]) -> list[Standing]:
-    mean = {s: exact_mean(cols[s].expected) for s in names}
-    low = {s: exact_mean(cols[s].worst) for s in names}
-    high = {s: exact_mean(cols[s].best) for s in names}
+    mean = {s: cols[s].mean("expected") for s in names}
+    low = {s: cols[s].mean("worst") for s in names}
+    high = {s: cols[s].mean("best") for s in names}
     fmean = {s: float(np.mean(cols[s].floats("expected"))) for s in names}
     flow = {s: float(np.mean(cols[s].floats("worst"))) for s in names}
     fhigh = {s: float(np.mean(cols[s].floats("best"))) for s in names}
@@ -681,9 +699,9 @@ def _pairs(
     base = []
     for a, b in pairs:
         ca, cb = cols[a], cols[b]
-        mean_a, mean_b = exact_mean(ca.expected), exact_mean(cb.expected)
-        low = _minus(exact_mean(ca.worst), exact_mean(cb.best))
-        high = _minus(exact_mean(ca.best), exact_mean(cb.worst))
+        mean_a, mean_b = ca.mean("expected"), cb.mean("expected")
+        low = _minus(ca.mean("worst"), cb.mean("best"))
+        high = _minus(ca.mean("best"), cb.mean("worst"))
         low_f = float(np.mean(ca.floats("worst")) - np.mean(cb.floats("best")))
         high_f = float(np.mean(ca.floats("best")) - np.mean(cb.floats("worst")))
         if _sign_near(lambda: low, low_f) > 0:
