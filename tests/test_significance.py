@@ -183,18 +183,30 @@ def test_certified_bounds_contain_brute_force(runs, test, measure):
         assert r.p_min == pytest.approx(p.min(), rel=1e-12) and r.p_max == pytest.approx(p.max(), rel=1e-12)
 
 
-def test_untied_runs_have_one_p_value():
+@pytest.mark.parametrize("exact", [True, False])
+def test_untied_runs_have_one_p_value_scipys(exact):
+    """Untied runs: p_min == p_max == p_value, and p_value is scipy's test on the per-query values (computed here
+    from the untied rankings with the plain measure), for t, wilcoxon, sign and exact randomization."""
+    from tieaware.io.inputs import to_qrels, to_run
+
     rng = np.random.default_rng(5)
     qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(8)} for i in range(12)}
     run_a = {q: {f"d{j}": float(s) for j, s in enumerate(rng.permutation(8))} for q in qrels}
     run_b = {q: {f"d{j}": float(s) for j, s in enumerate(rng.permutation(8))} for q in qrels}
+    queries = sorted(qrels, key=lambda q: int(q[1:]))
     for test in TESTS:
-        out = compare_systems(qrels, {"A": run_a, "B": run_b}, "AP nDCG@5 P@3", test=test, resamples=500)
+        out = compare_systems(qrels, {"A": run_a, "B": run_b}, "AP nDCG@5 P@3", test=test, resamples=5000, exact=exact)
         for m in out.measures:
             (r,) = out.pairs[m]
             assert r.p_min == r.p_max == r.p_value
             assert r.bounds == "exact" and r.robust is True and r.flip_probability == 0
             assert r.order != "some"
+            if test == "bootstrap":  # no scipy counterpart (its definition is checked resample by resample below)
+                continue
+            va, vb = (per_query_outcomes(to_qrels(qrels), to_run(run), m, queries) for run in (run_a, run_b))
+            assert all(len(x) == len(y) == 1 for x, y in zip(va, vb))  # untied: one ordering per query
+            d = np.array([float(x[0] - y[0]) for x, y in zip(va, vb)])  # exact differences: equal ones tie for scipy too
+            assert r.p_value == pytest.approx(scipy_p(test, d), rel=1e-9, abs=1e-15), (test, m)
 
 
 @pytest.mark.peers
@@ -276,7 +288,9 @@ def test_pvalues_equal_scipy_on_random_vectors(test):
 def test_randomization_is_scipys_exact_permutation_test():
     rng = np.random.default_rng(4)
     for _ in range(60):
-        d = sig.snap(rng.choice([0.0, 0.25, -0.5, 1 / 3, -1 / 3, 0.1, 0.7], int(rng.integers(2, 14))))
+        # scipy on the floats as they are (its relative tolerance ties 0.1 * 7 with 0.7); ours snaps them first,
+        # and its slack keeps such statistics tied (snapped, 7 * 0.1 and 0.7 differ by a grid step)
+        d = rng.choice([0.0, 0.25, -0.5, 1 / 3, -1 / 3, 0.1, 0.7, 2 / 3, -0.2], int(rng.integers(2, 14)))
         p, _ = sig.pvalues("randomization", d[None, :])  # 2^n <= 10,000: every sign flip
         assert p[0] == pytest.approx(scipy_p("randomization", d), rel=1e-12)
 

@@ -334,10 +334,21 @@ def _resample_blocks(test: str, n: int, resamples: int, seed: int, block: int = 
             yield counts - 1.0
 
 
+def _slack(n: int) -> float:
+    """How far |W·d| and |Σd| of snapped differences may each sit from their unsnapped values, together.
+
+    Snapping moves each d_q by at most GRID/2, so a sum with weights of total
+    size at most 2n moves by at most n·GRID, and |Σd| by at most n·GRID/2:
+    statistics equal before snapping (1/3 + 1/3 against 2/3) still compare
+    equal, as scipy's relative tolerance makes them on unsnapped floats.
+    """
+    return 2 * n * GRID
+
+
 def _resampling(test: str, D: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     m, n = D.shape
     total = D.sum(axis=1)
-    threshold = np.abs(total) * (1 - _RTOL)
+    threshold = np.abs(total) * (1 - _RTOL) - _slack(n)
     count = np.zeros(m)
     used = 0
     for W in _resample_blocks(test, n, resamples, seed):
@@ -399,6 +410,9 @@ def certified_bounds(
     if np.any(lo > hi):
         raise bad("low", lo[lo > hi][:3].tolist(), "must be <= high")
     zero_possible = (lo <= 0) & (hi >= 0) if zero is None else np.asarray(zero, dtype=bool) & (lo <= 0) & (hi >= 0)
+    if np.array_equal(lo, hi):  # one vector (untied runs): its own p-value, attained
+        p, direction = pvalues(test, lo[None, :], resamples=resamples, seed=seed)
+        return Bounds(float(p[0]), float(p[0]), True, int(direction[0]), int(direction[0]))
     if test == "t":
         return _t_bounds(lo, hi)
     if test == "sign":
@@ -655,7 +669,7 @@ def _resampling_bounds(test: str, lo: np.ndarray, hi: np.ndarray, resamples: int
     n = len(lo)
     c = 1 - _RTOL
     always = possible = used = 0
-    scale = 1e-9 * (np.abs(lo).sum() + np.abs(hi).sum() + 1e-300)
+    scale = 1e-9 * (np.abs(lo).sum() + np.abs(hi).sum() + 1e-300) + _slack(n)  # margins cover the slack
     for W in _resample_blocks(test, n, resamples, seed):
         ranges = []
         for coef in (W - c, W + c):
