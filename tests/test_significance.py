@@ -569,3 +569,36 @@ def test_large_runs_get_a_monte_carlo_flip_by_default(runs, monkeypatch):
     assert any(f"{leaderboard.MIN_DRAWS:,} joint tie-breakings" in note and "seed 3" in note for note in out.notes)
     again = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, exact=False, seed=3).pairs["AP"][0]
     assert again.flip_probability == r.flip_probability
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(14, 60),
+    st.lists(st.lists(st.integers(-6, 6), min_size=1, max_size=3, unique=True), min_size=1, max_size=6),
+    st.randoms(use_true_random=False),
+)
+def test_wilcoxon_bounds_in_the_normal_and_exact_regimes(n, varying, rnd):
+    """14 to 60 queries (scipy's exact null distribution or its normal approximation), most of them fixed at
+    distinct values, a few with small value sets: the certified bounds contain every vector's p-value, and
+    with no possible tie or zero they are those of the exact regime alone."""
+    fixed = [rnd.choice([-1, 1]) * (10 + 3 * i + rnd.random()) for i in range(n - len(varying))]
+    values = [np.array([float(x)]) for x in fixed] + [np.array(sorted(v), dtype=float) / 2 for v in varying]
+    lo = np.array([v.min() for v in values])
+    hi = np.array([v.max() for v in values])
+    zero = [bool(np.any(v == 0)) for v in values]
+    D = np.array(list(itertools.product(*values)))
+    p, _ = sig.pvalues("wilcoxon", D)
+    b = sig.certified_bounds("wilcoxon", lo, hi, zero=zero)
+    assert b.p_min <= p.min() * (1 + 1e-12) and b.p_max >= p.max() * (1 - 1e-12)
+
+
+def test_wilcoxon_bounds_without_possible_ties_are_near_attained():
+    """Twenty queries with distinct |d| that cannot tie or be 0: only scipy's exact regime is reachable, and
+    p_min is the exact tail at the largest T (attained by d = high), not the all-tied normal bound."""
+    rng = np.random.default_rng(3)
+    base = (np.arange(1, 21) * 1.0) * np.where(rng.random(20) < 0.8, 1, -1)
+    lo, hi = base - 0.1, base + 0.1
+    b = sig.certified_bounds("wilcoxon", lo, hi, zero=[False] * 20)
+    p_hi = sig.pvalues("wilcoxon", hi[None, :])[0][0]
+    assert b.p_min == pytest.approx(p_hi, rel=1e-6)
+    assert b.p_max == pytest.approx(sig.pvalues("wilcoxon", lo[None, :])[0][0], rel=1e-6)

@@ -608,10 +608,12 @@ def _wilcoxon_bounds(lo: np.ndarray, hi: np.ndarray, zero: np.ndarray) -> Bounds
 
     With n non-zero differences and midranks ρ, z = T/√(Σρ²), where
     T = 2·r_plus − n(n+1)/2 = Σ sgn(d_i) + Σ_{i<j} sgn(d_i + d_j).  T lies in
-    [T_lo, T_hi] (each term monotone in d), Σρ² lies in
-    [n(n+1)²/4, n(n+1)(2n+1)/6], and |T| <= n(n+1)/2.  scipy's regimes
-    (exact for n <= 50 untied without zeros, sign flips for n <= 13 with
-    ties or zeros, the normal approximation otherwise) each get their own bounds.
+    [T_lo, T_hi] (each term monotone in d), Σρ² is at most n(n+1)(2n+1)/6
+    and at least that minus n(ω² − 1)/12, ω the most |d| ranges sharing a
+    value (groups of equal |d| have at most ω members), and |T| <= n(n+1)/2.
+    scipy's regimes (exact for n <= 50 untied without zeros, sign flips for
+    n <= 13 with ties or zeros, the normal approximation otherwise) each get
+    their own bounds, for the regimes some vector of the box can reach.
     """
     stats = _scipy()
     N = len(lo)
@@ -622,17 +624,27 @@ def _wilcoxon_bounds(lo: np.ndarray, hi: np.ndarray, zero: np.ndarray) -> Bounds
     d_lo, d_hi = int(np.sign(t_lo)), int(np.sign(t_hi))
     far = max(abs(t_lo), abs(t_hi))
     near = 0 if t_lo <= 0 <= t_hi else min(abs(t_lo), abs(t_hi))
+    # the most non-zero |d| that can be equal: |d_i| = |d_j| = v needs v in both |d| ranges
+    may = (lo != 0) | (hi != 0)
+    a_lo = np.where((lo < 0) & (hi > 0), 0.0, np.minimum(np.abs(lo), np.abs(hi)))[may]
+    a_hi = np.maximum(np.abs(lo), np.abs(hi))[may]
+    omega = _most_overlapping(a_lo, a_hi)
+    can_tie, can_zero = omega > 1, nonzero_lo < N
     p_min, p_max = 1.0, 0.0
     if nonzero_lo == 0:
         p_max = 1.0  # every difference may be 0
     counts = np.arange(max(1, nonzero_lo), nonzero_hi + 1, dtype=np.float64)
-    if len(counts) and (N > 13):  # the normal approximation
-        z_top = np.minimum(2 * np.minimum(far, counts * (counts + 1) / 2) / ((counts + 1) * np.sqrt(counts)), np.sqrt(counts))
+    if len(counts) and (N > 50 or (N > 13 and (can_tie or can_zero))):  # the normal approximation
+        # Σρ² = c(c+1)(2c+1)/6 − Σ_g (t_g³ − t_g)/12 over the groups of equal |d|, each of at most ω
+        # members: Σ_g (t_g³ − t_g) <= c(ω² − 1) (and Σρ² >= c(c+1)²/4, every |d| equal)
+        w = np.minimum(omega, counts)
+        squares = np.maximum(counts * (counts + 1) * (2 * counts + 1) / 6 - counts * (w * w - 1) / 12, counts * (counts + 1) ** 2 / 4)
+        z_top = np.minimum(np.minimum(far, counts * (counts + 1) / 2) / np.sqrt(squares), np.sqrt(counts))
         p_min = min(p_min, float(2 * stats.norm_sf(z_top.max())))
         top = nonzero_hi
         z_bottom = near / math.sqrt(top * (top + 1) * (2 * top + 1) / 6) if top else 0.0
         p_max = max(p_max, float(min(1.0, 2 * stats.norm_sf(z_bottom))))
-    if N <= 50 and nonzero_lo == N:  # scipy's exact distribution (untied, no zeros): n = N
+    if N <= 50 and nonzero_hi == N:  # scipy's exact distribution (untied, no zeros: every query may be non-zero): n = N
         counts_exact = _flip_counts(tuple(2 * r for r in range(1, N + 1)))
         total = counts_exact.sum()
         mn2 = N * (N + 1) // 2  # doubled mean of r_plus
@@ -640,12 +652,26 @@ def _wilcoxon_bounds(lo: np.ndarray, hi: np.ndarray, zero: np.ndarray) -> Bounds
         p_min = min(p_min, min(1.0, 2 * counts_exact[_even_floor(high_r2):].sum() / total))
         low_r2 = mn2 + near
         p_max = max(p_max, min(1.0, 2 * counts_exact[_even_ceil(low_r2):].sum() / total))
-    if N <= 13 and nonzero_hi:  # sign flips with ties or zeros: at least the observed pattern
+    if N <= 13 and nonzero_hi and (can_tie or can_zero):  # sign flips with ties or zeros: at least the observed pattern
         p_min = min(p_min, min(1.0, 2.0 ** (1 - nonzero_hi)))
         p_max = 1.0
     if p_max < p_min:
         p_max = p_min
     return Bounds(p_min * (1 - 1e-9), min(1.0, p_max * (1 + 1e-9)), False, d_lo, d_hi)
+
+
+def _most_overlapping(lo: np.ndarray, hi: np.ndarray) -> int:
+    """The most closed intervals [lo_i, hi_i] that share a point (0 for none).
+
+    >>> _most_overlapping(np.array([0.0, 1.0, 2.0]), np.array([1.0, 2.0, 3.0]))
+    2
+    """
+    if not len(lo):
+        return 0
+    where = np.concatenate([lo, hi])
+    step = np.concatenate([np.ones(len(lo), dtype=np.int64), -np.ones(len(hi), dtype=np.int64)])
+    order = np.lexsort((-step, where))  # at one point, openings before closings (closed intervals)
+    return int(np.cumsum(step[order]).max())
 
 
 def _even_floor(x: int) -> int:
