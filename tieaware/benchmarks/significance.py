@@ -9,15 +9,18 @@ Two cases (deterministic seeds, numpy's PCG64):
   precision@10, mrr@10), the paired t test.  tieaware: ``compare_prepared``
   in float mode (the array engines) on the runs read as columns, giving per
   pair the p-value on expected values and its bounds over every joint
-  tie-breaking (certified at this size); ranx: ``compare(stat_test="student")``
+  tie-breaking (certified at this size), then again with the default Monte
+  Carlo flip probabilities (timed apart); ranx: ``compare(stat_test="student")``
   on its own Qrels and Run objects, warm (numba kernels compiled by an
   earlier small call).  Reading is timed apart for both.  Target: tieaware's
   comparison at most 2× ranx's.
 - **20 systems × 1,000 queries**, all 190 pairs: 100 documents per query,
   scores 0..9 (about 10 tie groups per query), binary qrels, each system a
-  little better than the last; AP and nDCG@10, t test, float and exact mode.
-  Target: at most 10 s (met in float mode; exact mode computes every
-  query's exact extremes, see docs/benchmarks.md).
+  little better than the last; AP and nDCG@10, t test, float and exact mode
+  (exact is the default of ``compare_systems`` and ``tieaware compare``),
+  each with bounds only (``samples=0``) and with the default Monte Carlo
+  flip probabilities.  Target: at most 10 s (see docs/benchmarks.md for
+  which rows meet it).
 
 ``--quick`` shrinks both.  Wall time and CPU time (``time.process_time``) are
 reported; on a loaded machine read the CPU columns.
@@ -113,14 +116,22 @@ def _two_runs(quick: bool, folder: str) -> tuple[list[list[str]], list[str]]:
     paths = [_write(folder, "qrels", qrels_text), _write(folder, "a.run", run_a), _write(folder, "b.run", second_run(run_a))]
     del run_a
     prepared, read_wall, read_cpu = _timed(lambda: _read_columns(paths[0], paths[1:]))
-    compare_prepared(prepared, "P@1", test="t", exact=False)  # warm: imports (numpy, scipy.special)
-    result, ours_wall, ours_cpu = _timed(lambda: compare_prepared(prepared, MEASURES, test="t", exact=False))
-    rows = [["tieaware compare_systems (float, t, bounds)", f"{read_wall:.2f}", f"{read_cpu:.2f}", f"{ours_wall:.2f}", f"{ours_cpu:.2f}"]]
+    compare_prepared(prepared, "P@1", test="t", exact=False, samples=0)  # warm: imports (numpy, scipy.special)
+    result, ours_wall, ours_cpu = _timed(lambda: compare_prepared(prepared, MEASURES, test="t", exact=False, samples=0))
+    flips, flips_wall, flips_cpu = _timed(lambda: compare_prepared(prepared, MEASURES, test="t", exact=False))
+    rows = [
+        ["tieaware compare_systems (float, t, bounds)", f"{read_wall:.2f}", f"{read_cpu:.2f}", f"{ours_wall:.2f}", f"{ours_cpu:.2f}"],
+        ["tieaware, bounds and Monte Carlo flips (default)", "", "", f"{flips_wall:.2f}", f"{flips_cpu:.2f}"],
+    ]
     notes = []
     for m in result.measures:
         (pair,) = result.pairs[m]
+        (flip,) = flips.pairs[m]
+        interval = "" if flip.flip_interval is None else f" [{flip.flip_interval[0]:.3f}, {flip.flip_interval[1]:.3f}]"
         notes.append(
-            f"{m}: p {pair.p_value:.4g}, p_min {pair.p_min:.3g}, p_max {pair.p_max:.3g} ({pair.bounds}), robust {pair.robust}"
+            f"{m}: p {pair.p_value:.4g}, p_min {pair.p_min:.3g}, p_max {pair.p_max:.3g} ({pair.bounds}), robust {pair.robust}; "
+            f"flip {flip.flip_probability if flip.flip_probability is None else round(float(flip.flip_probability), 4)}"
+            f"{interval} ({flip.flip_method}, {flip.flip_samples} draws)"
         )
     if not _ranx_available():
         rows.append(["ranx compare(student)", "-", "-", "-", "-"])
@@ -165,17 +176,19 @@ def _many_systems(quick: bool, folder: str) -> tuple[list[list[str]], list[str]]
     paths = [_write(folder, "qrels20", qrels_text)] + [_write(folder, f"s{i:02d}.run", r) for i, r in enumerate(runs)]
     prepared, read_wall, read_cpu = _timed(lambda: _read_columns(paths[0], paths[1:]))
     rows, notes = [], []
-    for exact in (False, True):
-        result, wall, cpu = _timed(lambda: compare_prepared(prepared, "AP nDCG@10", test="t", exact=exact))
+    for exact, samples in ((False, 0), (False, None), (True, 0), (True, None)):
+        result, wall, cpu = _timed(lambda: compare_prepared(prepared, "AP nDCG@10", test="t", exact=exact, samples=samples))
         pairs = sum(len(v) for v in result.pairs.values())
         robust = sum(1 for v in result.pairs.values() for r in v if r.robust)
         exact_bounds = sum(1 for v in result.pairs.values() for r in v if r.bounds == "exact")
-        mode = "exact" if exact else "float"
+        drawn = sorted({r.flip_samples for v in result.pairs.values() for r in v if r.flip_samples})
+        mode = ("exact (the default)" if exact else "float (--float)") + (", bounds only (samples=0)" if samples == 0 else ", with flips")
         rows.append([f"{systems} systems, {mode}", f"{read_wall:.2f}", f"{read_cpu:.2f}", f"{wall:.2f}", f"{cpu:.2f}"])
         met = "met" if cpu <= TARGET_SECONDS else "missed"
         notes.append(
             f"{mode}: {pairs} pair-measures ({len(result.pairs['AP'])} pairs x 2 measures), {robust} robust, "
-            f"{exact_bounds} with exact bounds; target <= {TARGET_SECONDS:g} s: {met} ({cpu:.2f} s CPU, {wall:.2f} s wall)"
+            f"{exact_bounds} with exact bounds, flips drawn {drawn or 'none'}; "
+            f"target <= {TARGET_SECONDS:g} s: {met} ({cpu:.2f} s CPU, {wall:.2f} s wall)"
         )
     return rows, notes
 

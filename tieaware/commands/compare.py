@@ -115,7 +115,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     tests.add_argument("--test", choices=TESTS, help="paired significance test on every pair (default: none)")
     tests.add_argument("--alpha", type=float, default=ALPHA, metavar="A", help=f"significance level (default: {ALPHA})")
     tests.add_argument(
-        "--correction", choices=CORRECTIONS, default="none", help="multiple-comparison correction across the pairs of a measure"
+        "--correction", choices=CORRECTIONS, default="none", help="multiple-comparison correction across the pairs of a measure, applied to the p-value and to each bound (adjusted bounds are certified)"
     )
     tests.add_argument("--baseline", metavar="RUN", help="compare every other run with this one (one of the RUN files) instead of all pairs")
     tests.add_argument(
