@@ -180,6 +180,24 @@ def test_the_untied_verdict_does_not_depend_on_the_search_size():
     assert verdicts == {(False, "float32_scores")}
 
 
+def _float32_p5(scores, labels):
+    """P@5 as trec_eval 9.0.8 computes it: scores kept in a C float, ties broken by docno descending."""
+    import struct
+
+    kept = [struct.unpack("f", struct.pack("f", s))[0] for s in scores]
+    order = sorted(range(len(kept)), key=lambda i: (-kept[i], -i))
+    return sum(1 for i in order[:5] if labels[i] > 0) / 5
+
+
+def test_near_ties_across_the_cutoff_are_searched_at_every_size():
+    # A set measure sees a near-tie only when it straddles the cutoff: P@5 of pytrec_eval's float32
+    # scores was 'conforms' on untied inputs at every max_size, since no untied input put one there.
+    for max_size in (1, 2, 4):
+        result = implementation(_float32_p5, "P@5", max_size=max_size, max_examples=0, ties=False)
+        assert not result.ok and result.diagnosis.cause == "float32_scores", (max_size, str(result))
+        assert len(set(result.counterexample.case.scores)) == len(result.counterexample.case.scores)
+
+
 def test_cli_a_command_printing_without_end_is_stopped_in_bounded_memory(capsys):
     # capture_output kept everything: `yes` filled memory until the timeout
     command = f"{sys.executable} -c 'while True: print(0.5)' {{qrels}} {{run}}"

@@ -123,18 +123,25 @@ def exhaustive(max_size: int, labels: Sequence[Any], min_size: int = 1) -> list[
     return [_case(r, False) for r in all_tied_rankings_upto(max_size, labels) if _size(r) >= min_size]
 
 
-def at_cutoff(k: int, max_size: int, labels: Sequence[Any]) -> list[Case]:
+def at_cutoff(k: int, max_size: int, labels: Sequence[Any], nudge: Any = False) -> list[Case]:
     """Every tie structure of 1..max_size documents placed just above the cutoff k.
 
     k - 2 untied documents come first (labels cycling through *labels*, so
     precision above the window varies), so the structures cover ranks k - 1
-    onwards and their tie groups straddle k in every way.
+    onwards and their tie groups straddle k in every way.  With *nudge*
+    (as :func:`near_ties`), only the structures with a tie group, its
+    scores pulled apart: near-ties across the cutoff.
 
     >>> at_cutoff(4, 1, (0, 1))[0].scores
     (3.0, 2.0, 1.0)
+    >>> at_cutoff(2, 2, (0, 1), NUDGE)[0].scores
+    (1.0000000009313226, 1.0)
     """
     prefix = [labels[i % len(labels)] for i in range(max(k - 2, 0))]
-    return [_case(prefix + r, False) for r in all_tied_rankings_upto(max_size, labels) if _size(r) >= 1]
+    structures = [r for r in all_tied_rankings_upto(max_size, labels) if _size(r) >= 1]
+    if nudge:
+        return [_case(prefix + r, nudge) for r in structures if any(isinstance(g, list) for g in r)]
+    return [_case(prefix + r, False) for r in structures]
 
 
 def near_ties(max_size: int, labels: Sequence[Any], min_size: int = 1, nudge: Any = NUDGE) -> list[Case]:

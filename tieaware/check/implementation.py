@@ -87,6 +87,9 @@ def _tolerance(value: object, name: str) -> float:
 MAX_SIZE = 8
 #: Sizes of the score-class, larger-grade and unretrieved-relevant phases.
 CLASS_SIZE = 3
+#: Near-tie structures placed across a cutoff k have at most this many documents (and at
+#: most near_tie_size): 3 holds a pair straddling k after one document, whatever max_size is.
+NEAR_TIES_AT_CUTOFF = 3
 #: The phases whose untied inputs define the measure (plain scores, labels of the domain).
 DEFINING = ("exhaustive", "at cutoff", "past cutoff")
 #: Where a failure shows, by phase, when its cause does not say more.
@@ -143,6 +146,8 @@ def _fixed_cases(judge: Judge, domain: Domain, max_size: int, near_tie_size: int
         fixed += [(c, "past cutoff") for c in _cases.past_cutoff(k, values)]
     two = max(domain.min_size, 2)
     fixed += [(c, "near-ties") for c in _cases.near_ties(near_tie_size, values, two)]
+    if k is not None:  # near-ties across the cutoff: the only place a set measure (P@k, R@k) sees them
+        fixed += [(c, "near-ties") for c in _cases.at_cutoff(k, min(near_tie_size, NEAR_TIES_AT_CUTOFF), values, _cases.NUDGE)]
     fixed += [(c, "ulp-apart") for c in _cases.near_ties(min(near_tie_size, size), values, two, _cases.ULP)]
     low = domain.low
     fixed += [(c, "scores") for c in _cases.score_classes(size, low, domain.ladder)]
