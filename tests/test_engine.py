@@ -175,3 +175,22 @@ def test_exact_path_keeps_int_labels_exact():
     from tieaware import fast
 
     assert sympy.simplify(values.value(0, parse("nDCG")) - fast.ndcg([1, [2, 0]])) == 0
+
+
+def test_err_with_one_very_long_query_beside_short_ones():
+    # 1,500 ranked documents in one query and a single document in seven others: ERR's running
+    # log-survival is then summed one query at a time (the padded table would be mostly padding);
+    # every query must equal the exact layer's ERR
+    rnd = random.Random(5)
+    qrels = {"long": {f"d{i}": Fraction(rnd.choice([0, 0, 0, 1, 2, 3])) for i in range(1500)}}
+    run = {"long": [(f"d{i}", Fraction(1500 - i)) for i in range(1500)]}
+    for q in range(7):
+        qrels[f"s{q}"] = {"a": Fraction(q % 4)}
+        run[f"s{q}"] = [("a", Fraction(1))]
+    p = prepare_dicts(qrels, run, list(run))
+    counts = np.diff(np.append(p.query_start, p.rows))
+    assert int(counts.max()) * len(counts) > 4 * p.rows + 1024  # the one-query-at-a-time path
+    want = evaluate(qrels, run, "ERR ERR@20")
+    for m in want.measures:
+        got = engine.values(p, m)
+        assert np.allclose(got, [to_float(want.per_query[q][str(m)]) for q in p.qids], rtol=0, atol=1e-12), str(m)
