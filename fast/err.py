@@ -12,8 +12,11 @@ factorises (docs/disagreement.md has the derivation):
   e_{x-1}(q_others) / C(n-1, x-1), with e_m the elementary symmetric
   polynomial of the others' q = 1 - R.
 
-So a group contributes S · Σ_e R_e · Σ_{x <= slots} w_x · e_{x-1}(q_others(e)) / (t + x),
-with w_x = (x-1)!(n-x)!/n!, and passes on S · Π_e q_e.
+So a group contributes S · Σ_e Σ_{x <= slots} err_slot(R_e, e_{x-1}(q_others(e))/C(n-1, x-1), n, t, x),
+with :func:`tieaware.fast.kernels.err_slot` = R·(mean keep)/(n·(t + x)) and R
+from :func:`tieaware.fast.kernels.err_stop`, and passes on S · Π_e q_e.  The
+float engine (:mod:`tieaware.runs.engine`) and the spread's dynamic programme
+call the same two kernels.
 """
 
 from __future__ import annotations
@@ -23,11 +26,12 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, Callable, Optional
 
+from tieaware.fast import kernels
 from tieaware.model.exact import Exact
 from tieaware.model.params import cutoff, flag, grade_ceiling
 from tieaware.model.ranking import Groups, Ranking, flatten, groups
 
-__all__ = ["err", "elementary_symmetric", "slot_weights", "err_group"]
+__all__ = ["err", "elementary_symmetric", "subset_weights", "err_group"]
 
 
 def elementary_symmetric(values: Sequence[Any], top: int, one: Any = 1) -> list:
@@ -43,13 +47,13 @@ def elementary_symmetric(values: Sequence[Any], top: int, one: Any = 1) -> list:
     return e
 
 
-def slot_weights(n: int, slots: int, number: Callable[[int], Any] = Fraction) -> list:
-    """w_x = (x-1)!(n-x)!/n! for x = 1..slots: P(at slot x) / C(n-1, x-1).
+def subset_weights(n: int, slots: int, number: Callable[[int], Any] = Fraction) -> list:
+    """1/C(n-1, x-1) for x = 1..slots: turns e_{x-1} of a member's n - 1 others into their mean over (x-1)-subsets.
 
-    >>> slot_weights(3, 3)
-    [Fraction(1, 3), Fraction(1, 6), Fraction(1, 3)]
+    >>> subset_weights(3, 3)
+    [Fraction(1, 1), Fraction(1, 2), Fraction(1, 1)]
     """
-    w = [number(1) / n]
+    w = [number(1)]
     for x in range(1, slots):
         w.append(w[-1] * x / (n - x))
     return w
@@ -65,7 +69,7 @@ def err_group(t: int, stops: Sequence[Any], slots: int, number: Callable[[int], 
     Fraction(3, 8)
     """
     n = len(stops)
-    w = slot_weights(n, slots, number)
+    w = subset_weights(n, slots, number)
     total = number(0)
     for stop, count in Counter(stops).items():
         if not stop:
@@ -75,8 +79,8 @@ def err_group(t: int, stops: Sequence[Any], slots: int, number: Callable[[int], 
         e = elementary_symmetric([1 - s for s in others], slots - 1, number(1))
         inner = number(0)
         for x in range(1, slots + 1):
-            inner += w[x - 1] * e[x - 1] / (t + x)
-        total += count * stop * inner
+            inner += kernels.err_slot(stop, e[x - 1] * w[x - 1], n, t, x)
+        total += count * inner
     return total
 
 
@@ -95,12 +99,11 @@ def err(r: Ranking, k: Optional[int] = None, *, max_label: Optional[int] = None,
     k_ = cutoff(k, optional=True)
     g_max = grade_ceiling(flatten(gs), max_label)
     number = Fraction if flag(exact, "exact") else float
-    scale = number(2**g_max)
     total, survive, start = number(0), number(1), 0
     for g in gs:
         if k_ is not None and start >= k_:
             break
-        stops = [number(2 ** int(x) - 1) / scale for x in g]
+        stops = [kernels.err_stop(number(int(x)), g_max) for x in g]
         slots = len(g) if k_ is None else min(len(g), k_ - start)
         total += survive * err_group(start, stops, slots, number)
         for s in stops:

@@ -14,7 +14,8 @@ they call them (``kernels.ap_group(...)``), so there is one object of each.
 Per group: :func:`within` (slots within the cutoff), :func:`expected_hits`,
 :func:`ap_group` (AP's harmonic-sum form), :func:`rr_group` (the
 first-relevant recursion), :func:`dcg_group` (mean gain × discount span),
-:func:`rbp_group`.  Per query, the final combinations: :func:`precision_value`,
+:func:`rbp_group`, ERR's :func:`err_stop` and :func:`err_slot`.  Per query,
+the final combinations: :func:`precision_value`,
 :func:`recall_value`, :func:`f1_value`, :func:`ap_value`, :func:`ndcg_value`.
 
 >>> from fractions import Fraction as F
@@ -45,6 +46,8 @@ __all__ = [
     "dcg_group",
     "rbp_group",
     "rbp_weight_squares",
+    "err_stop",
+    "err_slot",
     "precision_value",
     "recall_value",
     "f1_value",
@@ -261,6 +264,37 @@ def rbp_weight_squares(p: Num, t: Num, end: Num) -> Num:
     """
     A = of(p, t, end)
     return (1 - p) / (1 + p) * (A.power(p, 2 * t) - A.power(p, 2 * end))
+
+
+def err_stop(grade: Num, g_max: Num) -> Num:
+    """Chapelle's stopping probability of a document of label *grade*: R(g) = (2**g - 1)/2**g_max.
+
+    *grade* is a whole number (a Fraction, float, array or symbol holding one;
+    a Python int with an int *g_max* gives a Fraction).
+
+    >>> from fractions import Fraction as F
+    >>> err_stop(F(1), 1), err_stop(2, 3)
+    (Fraction(1, 2), Fraction(3, 8))
+    """
+    return of(grade, g_max).ratio(2**grade - 1, 2**g_max)
+
+
+def err_slot(stop: Num, mean_keep: Num, n: Num, t: Num, x: Num) -> Num:
+    """A group member's expected ERR term at slot x of its group (start t, n members): stop·mean_keep/(n·(t + x)).
+
+    The member sits at slot x with probability 1/n; there the x - 1 members
+    above it are a uniformly random (x-1)-subset of the other n - 1, and
+    *mean_keep* is the mean over those subsets of Π (1 - R) (the chance the
+    user reaches rank t + x, given the groups above were passed).  ERR's
+    value is the survival product of the earlier groups times Σ over members
+    and slots within the cutoff of this term (:func:`tieaware.fast.err.err_group`,
+    theorem "ERR group").
+
+    >>> from fractions import Fraction as F
+    >>> err_slot(F(1, 2), F(1, 2), 2, 0, 2)    # R = 1/2 at rank 2 of 2, the other member kept half the time
+    Fraction(1, 16)
+    """
+    return stop * mean_keep / n / (t + x)  # 1/(t + x) a factor of its own, as theorem 'ERR group' reads it
 
 
 # -- the per-query combinations -------------------------------------------------------

@@ -333,7 +333,6 @@ def _plan(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> lis
     if name == "ERR":
         ceiling = None if not labels else max(1, int(max(labels)))
         g_max = grade_ceiling([x for g in gs for x in g], ceiling)
-        scale_total = number(2**g_max)
         survive, start = number(1), 0
         for g in gs:
             if k is not None and start >= k:
@@ -341,7 +340,7 @@ def _plan(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> lis
             kinds: dict[Any, int] = {}
             for x in g:
                 kinds[int(x)] = kinds.get(int(x), 0) + 1
-            stops = {v: number(2**v - 1) / scale_total for v in kinds}
+            stops = {v: kernels.err_stop(number(v), g_max) for v in kinds}
             order = sorted(kinds, key=repr)
             plan.append((start, kinds, _err(start, k, stops, order, number), survive))
             for x in g:

@@ -14,7 +14,13 @@ probability a separate symbol and the group's start t a symbol, for every
 group of up to ERR_MEMBERS members, every pattern of equal stop
 probabilities among them (equal labels share work in err_group), and every
 number s of slots within the cutoff.  err_group is a loop over members and
-slots, so the sizes must be numbers: the scope is bounded.
+slots, so the sizes must be numbers: the scope is bounded.  Its terms are the
+kernel :func:`tieaware.fast.kernels.err_slot`, which the float engine calls
+too.  Then the whole of fast.err (stop probabilities from
+:func:`tieaware.fast.kernels.err_stop`, the survival product over earlier
+groups, the cutoff) is compared with the reference's enumeration on every
+tied ranking of up to ERR_DOCUMENTS documents with labels 0..2, at every
+cutoff, with g_max the default and 3.
 
 >>> ERR_GROUP().proved
 True
@@ -30,13 +36,18 @@ from typing import Any
 import sympy
 from sympy import Eq, Symbol
 
+from tieaware.fast import err as fast_err  # the function fast.err (the package exports it)
 from tieaware.fast.err import err_group
+from tieaware.model.structures import all_tied_rankings
+from tieaware.reference import err as reference_err
 from tieaware.proofs.theorem import ProofFailure, Tex, Theorem, bounded
 
-__all__ = ["ERR_GROUP", "ERR_MEMBERS", "expected_err_group", "prove_err_group"]
+__all__ = ["ERR_GROUP", "ERR_MEMBERS", "ERR_DOCUMENTS", "expected_err_group", "prove_err_group"]
 
 #: err_group is checked for every group of up to this many members.
 ERR_MEMBERS = 4
+#: The whole of fast.err is compared with the enumeration on every tied ranking of up to this many documents.
+ERR_DOCUMENTS = 4
 
 t = Symbol("t", integer=True, nonnegative=True)
 R = sympy.symbols(f"R_0:{ERR_MEMBERS}", positive=True)
@@ -99,7 +110,20 @@ def prove_err_group(group: Callable[..., Any] = err_group) -> str:
                 if sympy.expand(derived - claimed) != 0:
                     raise ProofFailure(f"group {stops}, {slots} slots: derived {derived}, but fast gives {claimed}")
                 checked += 1
-    return f"{checked} checks: groups of 1..{ERR_MEMBERS} members, every pattern of equal stop probabilities, every slot count"
+    whole = 0
+    for n in range(1, ERR_DOCUMENTS + 1):
+        for ranking in all_tied_rankings(n, (0, 1, 2)):
+            for k in (None, *range(1, n + 1)):
+                for g_max in (None, 3):
+                    derived = reference_err(ranking, k, max_label=g_max)
+                    claimed = fast_err(ranking, k, max_label=g_max)
+                    if derived != claimed:
+                        raise ProofFailure(f"ERR@{k} of {ranking}, g_max {g_max}: the orderings give {derived}, fast.err {claimed}")
+                    whole += 1
+    return (
+        f"{checked} checks: groups of 1..{ERR_MEMBERS} members, every pattern of equal stop probabilities, every slot count; "
+        f"fast.err = the enumeration in {whole} cases (rankings of <= {ERR_DOCUMENTS} documents, labels 0..2, every cutoff)"
+    )
 
 
 #: Built, not yet registered: test_proof_checker demands a wrong kernel for every theorem in
@@ -107,8 +131,9 @@ def prove_err_group(group: Callable[..., Any] = err_group) -> str:
 ERR_GROUP = Theorem(
     name="ERR group",
     statement=f"err_group(t, R, s) = the mean over all orders of a tie group of its ERR terms, symbolic t and R_i, "
-    f"every group of <= {ERR_MEMBERS} members, every pattern of equal R_i, every s.",
-    scope=bounded(f"n<={ERR_MEMBERS}"),
+    f"every group of <= {ERR_MEMBERS} members, every pattern of equal R_i, every s; fast.err = the orderings' mean "
+    f"for N <= {ERR_DOCUMENTS}, labels 0..2.",
+    scope=bounded(f"n<={ERR_MEMBERS}; N<={ERR_DOCUMENTS} whole"),
     check=prove_err_group,
     formula=_formula,
 )

@@ -27,7 +27,7 @@ from tieaware.fast import measures as fm
 from tieaware.model import names
 from tieaware.proofs import THEOREMS
 
-MEASURES = "P@5 P@10 R@10 F1@10 AP AP@10 RR RR@5 nDCG@10 nDCG DCG@5 RBP RBP(p=0.5)@10"
+MEASURES = "P@5 P@10 R@10 F1@10 AP AP@10 RR RR@5 nDCG@10 nDCG DCG@5 RBP RBP(p=0.5)@10 ERR ERR@5"
 
 
 def _eval(capsys, *flags: str) -> dict:
@@ -66,6 +66,8 @@ CASES = [
     ("f1_value", lambda hits, k, num_rel: hits / (k + num_rel), ["F1@k"], ["F1@10"]),
     ("ap_value", lambda total, num_rel: arith.of(total, num_rel).ratio(total, num_rel + 1), ["AP@k"], ["AP"]),
     ("ndcg_value", lambda dcg, ideal: arith.of(dcg, ideal).ratio(dcg, ideal + ideal / 8), ["nDCG@k"], ["nDCG@10"]),
+    ("err_slot", lambda stop, keep, n, t, x: stop * keep / n / (t + x + 1), ["ERR group"], ["ERR", "ERR@5"]),
+    ("err_stop", lambda g, g_max: arith.of(g, g_max).ratio(2**g - 1, 2 ** (g_max + 1)), ["ERR group"], ["ERR", "ERR@5"]),
 ]
 
 

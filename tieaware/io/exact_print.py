@@ -24,14 +24,12 @@ millions of nodes; ``evalf`` and ``str`` on it take minutes.  Here:
 
 from __future__ import annotations
 
-import contextlib
 import math
 import sys
-from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.model.exact import Exact, is_rational, to_decimal, to_float
+from tieaware.model.exact import Exact, big_ints, is_rational, to_decimal, to_float  # big_ints: exported here too
 
 __all__ = ["decimal", "signed", "interval", "missing", "nearest_float", "short_form", "int_text", "big_ints", "SHORT"]
 
@@ -39,19 +37,6 @@ __all__ = ["decimal", "signed", "interval", "missing", "nearest_float", "short_f
 SHORT = 44
 
 
-@contextlib.contextmanager
-def big_ints() -> Iterator[None]:
-    """Lift Python's 4,300-digit limit on int <-> str conversions for the duration (3.11+)."""
-    get = getattr(sys, "get_int_max_str_digits", None)
-    if get is None:
-        yield
-        return
-    before = get()
-    sys.set_int_max_str_digits(0)
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(before)
 
 
 def int_text(n: int) -> str:

@@ -31,7 +31,7 @@ from typing import Any, Union
 
 from tieaware.model.errors import bad
 
-__all__ = ["Exact", "rational", "to_float", "to_decimal", "to_exact_string", "is_rational", "divide"]
+__all__ = ["Exact", "rational", "to_float", "to_decimal", "to_exact_string", "is_rational", "divide", "big_ints"]
 
 #: What tieaware returns: a Fraction, or a sympy expression for irrational values.
 Exact = Union[Fraction, Any]
@@ -236,13 +236,18 @@ def to_exact_string(value: Exact) -> str:
         return f"{_int_text(f.numerator)}/{_int_text(f.denominator)}"
     if isinstance(value, bool) or not isinstance(value, (float, Decimal)) and not hasattr(value, "evalf"):
         raise bad("value", value, "must be a number: a Fraction, int, float, Decimal or sympy value")
-    with _big_ints():  # sympy prints its integers with str()
+    with big_ints():  # sympy prints its integers with str()
         return str(value)
 
 
 @contextlib.contextmanager
-def _big_ints() -> Iterator[None]:
-    """Lift Python's 4,300-digit limit on int -> str for the duration (3.11+)."""
+def big_ints() -> Iterator[None]:
+    """Lift Python's 4,300-digit limit on int <-> str conversions for the duration (3.11+).
+
+    >>> with big_ints():
+    ...     len(str(10**5000))
+    5001
+    """
     get = getattr(sys, "get_int_max_str_digits", None)
     if get is None:
         yield

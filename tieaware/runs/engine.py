@@ -20,15 +20,18 @@ fast's exact mode runs on Fractions), whose arithmetic
   the query's judged gains sorted best first, a group per run of equal gains;
   then ``ndcg_value``;
 - RBP: ``rbp_group(p, t, last, r, n)``, p defaulting to
-  :data:`tieaware.model.names.RBP_P` as everywhere.
+  :data:`tieaware.model.names.RBP_P` as everywhere;
+- ERR: ``err_stop`` per grade and ``err_slot(R, mean keep, n, t, x)`` per
+  member and slot, as fast.err's ``err_group``; the mean over the (x-1)-subsets
+  of the other members of Π(1 - R) is computed for arrays here (hypergeometric
+  for a group whose relevant members share one grade, binomial series
+  otherwise), where fast.err takes elementary symmetric polynomials.
 
 Harmonic and discount spans come from prefix tables kept in extended
 precision, so differences keep ~1e-16 relative accuracy; tests/test_engine.py
 checks every query against the exact layer to 1e-12, and
 tests/test_one_formula.py that a slip in a kernel changes what this engine
-prints.  ERR is still evaluated here by its own array forms (a single-grade
-hypergeometric form and a mixed-grade series), checked against fast.err by
-tests/test_engine.py only.  Measures the engine does not know
+prints.  Measures the engine does not know
 (ERR when a group with relevant members of several grades has over 64 slots
 within the cutoff, and any measure added to :func:`tieaware.runs.evaluate.compute` later)
 return None from :func:`values`, and the caller evaluates them per query.
@@ -298,8 +301,9 @@ def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
     A group (start t, n members, slots s = min(n, k - t)) adds
     S · Σ_{x<=s} E[R(doc at x)·Π_{y<x} (1 - R(doc at y))] / (t + x), where S is
     the survival product of the earlier groups.  By exchangeability the
-    expectation is Σ_i (c_i/n)·R_i·E_{x-1}(others of i), E_m the mean of
-    Π(1 - R) over a random m-subset of the other n - 1 members.
+    expectation is Σ_i c_i·Σ_x err_slot(R_i, E_{x-1}(others of i), n, t, x)
+    (:func:`tieaware.fast.kernels.err_slot`, R_i from ``err_stop``), E_m the
+    mean of Π(1 - R) over a random m-subset of the other n - 1 members.
 
     - A group whose relevant members all have one grade (every group, with
       binary qrels): the others are c - 1 of keep q = 1 - R and n - c of keep
@@ -326,7 +330,7 @@ def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
     one_hot[np.arange(g.rows), g.p.label] = 1
     counts = np.add.reduceat(one_hot, g.start_row, axis=0)  # groups × grades
     del one_hot
-    stop = (2.0 ** grades[None, :] - 1) / 2.0 ** g_max[g.query][:, None]  # R per group × grade
+    stop = kernels.err_stop(grades[None, :].astype(np.float64), g_max[g.query][:, None].astype(np.float64))  # R per group × grade
     keep = 1 - stop
     # survival before each group: Π over earlier groups of the same query of Π keep**count
     with np.errstate(invalid="ignore", divide="ignore"):  # grades above a query's g_max never occur in it
@@ -357,7 +361,7 @@ def _expand(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _err_single(n: np.ndarray, t: np.ndarray, slots: np.ndarray, c: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    """Σ_{x<=slots} (c/n)·R·E[q**J_x]/(t + x) per group, J_x ~ Hypergeometric(n - 1, c - 1, x - 1)."""
+    """c·Σ_{x<=slots} err_slot(R, E[q**J_x], n, t, x) per group, J_x ~ Hypergeometric(n - 1, c - 1, x - 1)."""
     terms = np.cumsum(slots * c)
     out = np.zeros(len(n))
     lo = 0
@@ -389,12 +393,12 @@ def _err_single_batch(n: np.ndarray, t: np.ndarray, slots: np.ndarray, c: np.nda
     log_term = log_choose(kk, jj) + log_choose(pp, rest) - log_choose(nn, mm) + jj * log_q
     term = np.where(ok, np.exp(log_term), 0)
     mean_keep = np.bincount(at, weights=term.astype(np.float64), minlength=len(m))  # E[q**J] per (group, x)
-    per_x = mean_keep / (t[group_of_x] + m + 1)
-    return (c / n) * stop * np.bincount(group_of_x, weights=per_x, minlength=len(n))
+    per_x = kernels.err_slot(stop[group_of_x], mean_keep, n[group_of_x], t[group_of_x], m + 1)
+    return c * np.bincount(group_of_x, weights=per_x, minlength=len(n))
 
 
 def _err_mixed(c: np.ndarray, kp: np.ndarray, st: np.ndarray, n: np.ndarray, t: np.ndarray, slots: np.ndarray) -> np.ndarray:
-    """The groups with relevant members of several grades: e_m of the others from binomial series."""
+    """The groups with relevant members of several grades: c·Σ_x err_slot(R, e_{x-1}/C(n-1, x-1), n, t, x) per grade, e_m of the others from binomial series."""
     nl = c.shape[1]
     top = int(slots.max(initial=0))
     total = np.zeros(len(n))
@@ -421,8 +425,8 @@ def _err_mixed(c: np.ndarray, kp: np.ndarray, st: np.ndarray, n: np.ndarray, t: 
             if x > 1:
                 ways = ways * (n - x + 1) / (x - 1)
             with np.errstate(invalid="ignore", divide="ignore"):  # x > n only where x > slots
-                inner += np.where(x <= slots, poly[:, x - 1] / (n * ways * (t + x)), 0.0)
-        total += np.where(has, c[:, i] * st[:, i] * inner, 0.0)
+                inner += np.where(x <= slots, kernels.err_slot(st[:, i], poly[:, x - 1] / ways, n, t, x), 0.0)
+        total += np.where(has, c[:, i] * inner, 0.0)
     return total
 
 
