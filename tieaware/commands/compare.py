@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from typing import Any
+from typing import Any, Optional
 
 from tieaware.io.columns import prepare, read_table
+from tieaware.commands.eval import add_jobs
 from tieaware.runs.comparison import MAX_SUPPORT, Comparison, compare_runs_prepared
+from tieaware.runs.stream import check_jobs, compare_runs_files
 from tieaware.model.errors import bad
 from tieaware.runs.evaluate import LAYERS
 from tieaware.io.exact_print import decimal, nearest_float
@@ -38,6 +41,8 @@ __all__ = ["add_parser", "run", "DEFAULT_MEASURES"]
 DEFAULT_MEASURES = "AP nDCG@10 P@10 RR"
 #: Above this many documents (both runs together), exact mode suggests --float on stderr, as eval does.
 LARGE_EXACT = 100_000
+#: A run file's bytes per line, roughly, to judge LARGE_EXACT from a file's size before reading it.
+_BYTES_PER_LINE = 40
 
 _DESCRIPTION = """\
 Compare TREC runs on the same qrels, taking ties into account.  Each run's
@@ -111,6 +116,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help=f"largest exact convolution, in values, before the normal approximation (default: {MAX_SUPPORT:,})",
     )
     parser.add_argument("--layer", choices=LAYERS, default="fast", help="fast (default) or reference (small inputs)")
+    add_jobs(parser)
     tests = parser.add_argument_group("significance (leaderboard output)")
     tests.add_argument("--test", choices=TESTS, help="paired significance test on every pair (default: none)")
     tests.add_argument("--alpha", type=float, default=ALPHA, metavar="A", help=f"significance level (default: {ALPHA})")
@@ -206,26 +212,34 @@ def run(args: argparse.Namespace) -> int:
         return _systems(args)
     # Read as columns and evaluated as eval does (tieaware.runs.comparison.compare_runs_prepared):
     # the vectorised engines in float mode, group summaries counted in numpy in exact mode.
+    jobs = _jobs(args)
     qrels = read_table(args.qrels, "qrels", progress=True)
-    prepared_a = prepare(qrels, read_table(args.run_a, "run", progress=True), trec_order=False)
-    prepared_b = prepare(qrels, read_table(args.run_b, "run", progress=True), trec_order=False)
-    rows = prepared_a.rows + prepared_b.rows
-    if not args.float and rows > LARGE_EXACT:
-        print(
-            f"tieaware compare: note: exact comparison of {rows:,} documents may take a while; "
-            "--float gives the same values to 1e-12 in seconds",
-            file=sys.stderr,
+    if all(_rereadable(f) for f in (args.run_a, args.run_b)):
+        # files: each run streamed by query (bounded memory) in --jobs processes, as eval --spread reads it
+        # (tieaware.runs.stream.compare_runs_files); the same results as the in-memory path below
+        size = sum(os.path.getsize(f) for f in (args.run_a, args.run_b))
+        if not args.float and size > LARGE_EXACT * _BYTES_PER_LINE:
+            _note_exact(f"about {size // _BYTES_PER_LINE:,}")
+        results, ev_a, ev_b = compare_runs_files(
+            qrels, args.run_a, args.run_b, args.measures, layer=args.layer, exact=not args.float, max_support=args.max_support, jobs=jobs
         )
-    results = compare_runs_prepared(
-        prepared_a,
-        prepared_b,
-        args.measures,
-        layer=args.layer,
-        exact=not args.float,
-        progress=True,
-        max_support=args.max_support,
-    )
-    skipped = sorted(set(prepared_a.qids) ^ set(prepared_b.qids))
+        skipped = sorted(set(ev_a.queries) ^ set(ev_b.queries))
+    else:
+        prepared_a = prepare(qrels, read_table(args.run_a, "run", progress=True), trec_order=False)
+        prepared_b = prepare(qrels, read_table(args.run_b, "run", progress=True), trec_order=False)
+        rows = prepared_a.rows + prepared_b.rows
+        if not args.float and rows > LARGE_EXACT:
+            _note_exact(f"{rows:,}")
+        results = compare_runs_prepared(
+            prepared_a,
+            prepared_b,
+            args.measures,
+            layer=args.layer,
+            exact=not args.float,
+            progress=True,
+            max_support=args.max_support,
+        )
+        skipped = sorted(set(prepared_a.qids) ^ set(prepared_b.qids))
     title = f"A = {args.run_a}, B = {args.run_b}, qrels {args.qrels}: {results[0].queries} shared queries"
     if skipped:
         title += f"; {len(skipped)} in only one run skipped"
@@ -233,6 +247,24 @@ def run(args: argparse.Namespace) -> int:
     text = _json(title, results, args) if args.format == "json" else _table(title, results, args.digits)
     print(text)  # one print, after all the work
     return 0
+
+
+def _note_exact(rows: str) -> None:
+    print(
+        f"tieaware compare: note: exact comparison of {rows} documents may take a while; "
+        "--float gives the same values to 1e-12 in seconds",
+        file=sys.stderr,
+    )
+
+
+def _jobs(args: argparse.Namespace) -> Optional[int]:
+    jobs = getattr(args, "jobs", None)
+    check_jobs(jobs, "--jobs")
+    return jobs
+
+
+def _rereadable(path: str) -> bool:
+    return path != "-" and os.path.isfile(path)
 
 
 def _table(title: str, results: list[Comparison], digits: int) -> str:

@@ -22,20 +22,20 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Sequence
 
 import numpy as np
 
 from tieaware.io import stream
 from tieaware.io.columns import Table, _duplicates, _labels, _query_numbers, prepare
 from tieaware.model.dispatch import NOT_ON_A_RUN
-from tieaware.model.errors import bad
+from tieaware.model.errors import TieawareError, bad
 from tieaware.model.params import flag
 from tieaware.runs import evaluate as _whole
 from tieaware.runs.evaluate import Evaluation, MeasureSpec, measure_list, natural_key
 from tieaware.runs.parts import Combined, Part, combine, evaluate_part
 
-__all__ = ["evaluate", "default_jobs", "check_jobs", "read_qrels", "QrelsIndex", "evaluate_files", "evaluate_pieces"]
+__all__ = ["evaluate", "compare_runs_files", "default_jobs", "check_jobs", "read_qrels", "QrelsIndex", "evaluate_files", "evaluate_pieces"]
 
 
 def evaluate(
@@ -267,3 +267,107 @@ def _rereadable(run: Any) -> bool:
 def _empty() -> Table:
     empty = np.array([], dtype="S1")
     return Table("run", "<run>", empty, empty, empty, np.array([], dtype=np.int64))
+
+
+# -- compare A B, streamed ----------------------------------------------------------
+
+
+def compare_runs_files(
+    qrels: Any,
+    run_a: Any,
+    run_b: Any,
+    measures: MeasureSpec,
+    *,
+    layer: str = "fast",
+    exact: bool = True,
+    max_support: Optional[int] = None,
+    jobs: Optional[int] = None,
+    rows: Optional[int] = None,
+) -> tuple[list[Any], Evaluation, Evaluation]:
+    """:func:`~tieaware.runs.comparison.compare_runs_prepared` on two run files streamed by query, in *jobs* processes.
+
+    Each run is evaluated as ``tieaware eval --spread`` evaluates it
+    (:func:`tieaware.runs.stream.evaluate_files`: a few whole queries in
+    memory at a time, the pieces in *jobs* processes), which gives every
+    query's expected value, extremes and variance.  The per-query
+    distributions that P(A > B)'s convolution asks for, in natural query
+    order and only until it stops, are read back from the files a window
+    of queries at a time (64, then twice as many each time).  The results
+    are those of ``compare_runs_prepared`` on the whole files; returned
+    with each run's :class:`~tieaware.runs.evaluate.Evaluation`.
+    """
+    from tieaware.runs.comparison import MAX_SUPPORT, UNJUDGED, _compare, _compare_arguments, _distribution
+
+    ms, exact, _, max_support = _compare_arguments(measures, layer, exact, False, MAX_SUPPORT if max_support is None else max_support)
+    index = QrelsIndex(qrels if isinstance(qrels, Table) else read_qrels(qrels))
+    piece_rows = stream.PIECE_ROWS if rows is None else rows
+    evaluations = []
+    for run in (run_a, run_b):
+        try:
+            evaluations.append(evaluate_files(index.table, run, ms, exact=exact, layer=layer, spread=True, jobs=jobs, rows=piece_rows).tied)
+        except TieawareError as exc:
+            if "has no query that appears in the qrels" not in str(exc):
+                raise
+            raise bad("runs", [str(run_a), str(run_b)], f"share no query that has qrels ({exc})") from None
+    in_b = set(evaluations[1].queries)
+    queries = tuple(q for q in evaluations[0].queries if q in in_b)  # both in natural order
+    if not queries:
+        names = sorted(set(evaluations[0].queries) | set(evaluations[1].queries), key=natural_key)
+        raise bad("runs", names[:5], "share no query that has qrels")
+    marks = any(m.name in UNJUDGED for m in ms)
+    windows = [_Windows(index, run, queries, marks) for run in (run_a, run_b)]
+    out = []
+    for m in ms:
+        key = str(m)
+        a = [_stats(evaluations[0], q, key) for q in queries]
+        b = [_stats(evaluations[1], q, key) for q in queries]
+
+        def pairs(m: Any = m) -> Iterator[tuple[Optional[dict], Optional[dict]]]:
+            for position, q in enumerate(queries):
+                try:
+                    yield tuple(_distribution(m, *w(position), exact) for w in windows)  # type: ignore[misc]
+                except TieawareError as exc:
+                    raise TieawareError(f"query {q!r}: {exc}") from None
+
+        out.append(_compare(key, a, b, exact, max_support, pairs))
+    return out, evaluations[0], evaluations[1]
+
+
+def _stats(evaluation: Any, qid: str, key: str) -> Any:
+    from tieaware.runs.comparison import QueryStats
+
+    s = evaluation.per_query_spread[qid][key]
+    return QueryStats(evaluation.per_query[qid][key], s.worst, s.best, s.variance)
+
+
+class _Windows:
+    """One query's (ranking, ideal) by its position among *queries*, read from the run file a window at a time."""
+
+    FIRST = 64
+    LARGEST = 1 << 14
+
+    def __init__(self, index: Any, run: Any, queries: Sequence[str], marks: bool) -> None:
+        from tieaware.runs.comparison import _Inputs
+
+        self.make = _Inputs
+        self.index, self.run, self.queries, self.marks = index, run, queries, marks
+        self.start = self.stop = 0
+        self.size = self.FIRST
+        self.inputs: Any = None
+        self.number: dict[str, int] = {}
+
+    def __call__(self, position: int) -> tuple[list, list]:
+        if not self.start <= position < self.stop:
+            self._load(position)
+        return self.inputs(self.number[self.queries[position]])
+
+    def _load(self, position: int) -> None:
+        self.inputs = None  # the previous window is dropped before the next is read
+        self.start, self.stop = position, min(len(self.queries), position + self.size)
+        self.size = min(2 * self.size, self.LARGEST)
+        wanted = np.array([q.encode("utf-8") for q in self.queries[self.start : self.stop]])
+        kept = [stream._take(t, np.isin(t.qid, wanted)) for t in stream.blocks(self.run, "run")]
+        table = stream.concat([t for t in kept if len(t)] or kept[:1])
+        prepared = prepare(self.index.subset(wanted.tolist()), table, trec_order=False)
+        self.number = {q: i for i, q in enumerate(prepared.qids)}
+        self.inputs = self.make(prepared, self.marks)

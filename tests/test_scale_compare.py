@@ -1,0 +1,64 @@
+"""compare streams its run files (runs.stream.compare_runs_files): the same Comparisons as the in-memory path.
+
+The reference is :func:`tieaware.runs.comparison.compare_runs_prepared` on the
+whole files read as columns, which the rest of the suite checks against the
+layers.  The streamed path is run in pieces of a few queries, in 1 and 2
+processes, on a run whose queries are scattered (partitioned through
+temporary files), with the distributions read back a window of 2 queries at
+a time, so that P(A > B)'s convolution crosses many windows.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tieaware.io.columns import prepare, read_table
+from tieaware.runs import stream as stream_module
+from tieaware.runs.comparison import compare_runs_prepared
+from tieaware.runs.stream import compare_runs_files
+
+from test_scale_stream import _files
+
+MEASURES = "P@5 AP nDCG@10 RR ERR@10 Judged@5 Bpref"
+
+
+@pytest.fixture
+def runs(tmp_path):
+    qrels, a = _files(31, queries=20, docs=12)
+    _, b = _files(32, queries=20, docs=12)
+    lines = b.splitlines(keepends=True)
+    random.Random(3).shuffle(lines)  # B's queries are not contiguous
+    for name, text in (("qrels", qrels), ("a", a), ("b", "".join(lines))):
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_streamed_compare_equals_in_memory(runs, exact, monkeypatch):
+    qrels = read_table(str(runs / "qrels"), "qrels")
+    want = compare_runs_prepared(
+        prepare(qrels, read_table(str(runs / "a"), "run"), trec_order=False),
+        prepare(qrels, read_table(str(runs / "b"), "run"), trec_order=False),
+        MEASURES,
+        exact=exact,
+    )
+    monkeypatch.setattr(stream_module._Windows, "FIRST", 2)
+    for jobs, rows in ((1, 5), (2, 30)):
+        got, ev_a, ev_b = compare_runs_files(str(runs / "qrels"), str(runs / "a"), str(runs / "b"), MEASURES, exact=exact, jobs=jobs, rows=rows)
+        assert got == want, (jobs, rows)
+        assert ev_a.queries == ev_b.queries and len(ev_a.queries) == want[0].queries
+
+
+def test_cli_compare_jobs_prints_the_same(runs, capsys):
+    from tieaware.cli import main
+
+    argv = ["compare", str(runs / "qrels"), str(runs / "a"), str(runs / "b"), "-m", MEASURES, "--float"]
+    assert main(argv + ["--jobs", "1"]) == 0
+    one = capsys.readouterr().out
+    assert main(argv + ["--jobs", "2"]) == 0
+    assert capsys.readouterr().out == one
+    assert main(argv + ["--jobs", "0"]) != 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "error: --jobs must be an int >= 1" in captured.err
