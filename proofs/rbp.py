@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
+import functools
 import importlib
 from typing import Any, Optional
 
@@ -37,6 +38,15 @@ j = Symbol("j", integer=True, positive=True)
 def expected_rbp_group(p_: Any, t_: Any, m_: Any, r_: Any, n_: Any) -> Any:
     """Σ_{j=t+1..t+m} (1 - p)·p^(j-1)·P(rank j relevant), summed by sympy."""
     return Sum((1 - p_) * p_ ** (j - 1) * p_relevant(r_, n_), (j, t_ + 1, t_ + m_)).doit()
+
+
+@functools.lru_cache(maxsize=1)
+def _general_group_sum() -> Any:
+    """expected_rbp_group for symbolic t, m, r, n, summed by sympy once (a closed form, no Piecewise)."""
+    derived = expected_rbp_group(p, t, m, r, n)
+    if derived.has(Sum, sympy.Piecewise):
+        raise ProofFailure(f"sympy did not sum the geometric series in closed form: {derived}")
+    return derived
 
 
 def prove_rbp_group(group: Optional[Callable[..., Any]] = None) -> str:
@@ -81,8 +91,8 @@ def prove_rbp(group: Optional[Callable[..., Any]] = None, compose: Optional[Call
         derived = sympy.Integer(0)
         for g in summary:
             slots = g.size if k is None else decided(sympy.Max(0, sympy.Min(g.size, k - g.start)), f"slots of the group at {g.start} within {k}")
-            if slots != 0:
-                derived += expected_rbp_group(p, g.start, slots, g.relevant, g.size)
+            if slots != 0:  # the lemma's sum, summed once for symbolic t, m, r, n (valid for every m >= 1), at this group
+                derived += _general_group_sum().subs({t: g.start, m: slots, r: g.relevant, n: g.size}, simultaneous=True)
         same(derived, compose(summary, p, k, number=sympy.sympify, group=group), f"RBP@k, {where}")
         cases += 1
     return f"{cases} places of k (and no cutoff) in a ranking of 3 symbolic groups, symbolic relevant counts and p"
