@@ -188,3 +188,17 @@ def test_the_extremes_come_from_the_kernels_on_the_sorted_ordering(monkeypatch, 
     wrong_float, wrong_exact = _spread(capsys, "--float"), _spread(capsys)
     for right, wrong in ((right_float, wrong_float), (right_exact, wrong_exact)):
         assert wrong["AP"]["max_mean"] != right["AP"]["max_mean"] and wrong["AP"]["min_mean"] != right["AP"]["min_mean"]
+
+
+def test_exact_formal_sums_stay_linear():
+    # exact discount spans stay formal until resolved, so only linear uses are allowed: a product of two
+    # spans, or a span of squared discounts, is refused rather than resolved to a wrong number
+    span = arith.EXACT.discount_span(0, 3)
+    with pytest.raises(TypeError, match="not linear"):
+        span * arith.EXACT.discount_span(0, 2)
+    with pytest.raises(ValueError, match="power must be 1"):
+        arith.EXACT.discount_span(0, 3, power=2)
+    # and a linear use resolves to the sum itself: 1/log2(2) + 1/log2(3) + 1/log2(4) = 3/2 + 1/log2(3)
+    import sympy
+
+    assert sympy.simplify((span * 2 - 3).resolve() - 2 / sympy.log(3, 2)) == 0

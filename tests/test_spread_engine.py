@@ -105,3 +105,22 @@ def test_hand_checked_ap_group():
 def test_err_is_left_to_the_per_query_path():
     p = _random_run(0, 5)
     assert spread_engine.stats(p, parse("ERR@5")) is None
+
+
+def test_a_gain_the_labels_cannot_take_is_left_to_the_per_query_path():
+    # exp2 gain (2**l - 1) of the label 1/2 is not exact: the engine declines (None) and the per-query
+    # path raises the error naming it, instead of the engine failing on a missing gain table
+    from fractions import Fraction
+
+    import tieaware
+    from tieaware import TieawareError
+    from tieaware.io.columns import prepare_dicts
+
+    qrels = {"q": {"a": Fraction(1, 2), "b": Fraction(1)}}
+    run = {"q": [("a", Fraction(1)), ("b", Fraction(1)), ("c", Fraction(0))]}
+    p = prepare_dicts(qrels, run, ["q"])
+    assert spread_engine.stats(p, parse("nDCG(dcg='exp-log2')@10")) is None
+    assert spread_engine.stats(p, parse("DCG(dcg='exp-log2')")) is None
+    assert spread_engine.stats(p, parse("nDCG@10")) is not None
+    with pytest.raises(TieawareError, match="needs integer labels"):
+        tieaware.evaluate_spread(qrels, run, "nDCG(dcg='exp-log2')@10")
