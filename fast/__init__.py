@@ -35,7 +35,7 @@ _LAZY = {
         (
             "retrieved", "relevant_retrieved", "judged_nonrelevant", "set_precision", "set_recall", "set_f",
             "set_average_precision", "set_relative_precision", "utility", "relative_precision", "r_precision_multiple",
-            "inferred_average_precision", "binary_gain", "normalised_gain", "ndcg_relevant", "r_ndcg",
+            "inferred_average_precision", "binary_gain", "normalised_gain", "ndcg_relevant", "r_ndcg", "trec_ndcg",
         ),
         "trec_eval_measures",
     ),  # fmt: skip
@@ -113,6 +113,7 @@ __all__ = [
     "normalised_gain",
     "ndcg_relevant",
     "r_ndcg",
+    "trec_ndcg",
     "interpolated_precision",
     "eleven_point_average",
     "at_depth",

@@ -52,6 +52,7 @@ from tieaware.fast.measures import hits_from, precision_from
 from tieaware.model.gains import (
     Discount,
     discount_function,
+    discounted_sum,
     float_discount_function,
     log2_weighted_sum,
     trec_gain_pairs,
@@ -78,6 +79,7 @@ __all__ = [
     "normalised_gain",
     "ndcg_relevant",
     "r_ndcg",
+    "trec_ndcg",
     "set_counts",
     "infap_group",
     "INFAP_EPSILON",
@@ -600,3 +602,39 @@ def _rndcg_points(n_ret: int, first: Fraction, seq: Sequence[Fraction], last: Fr
             old = gain
         i += 1
     return points
+
+
+def trec_ndcg(
+    r: Ranking,
+    k: Optional[int] = None,
+    ideal: Optional[Sequence[object]] = None,
+    gains: Optional[str] = None,
+    *,
+    discount: Discount = "log2",
+    exact: bool = True,
+) -> Exact:
+    """Expected nDCG@k with trec_eval's ``rel_level=gain`` pairs (``-m ndcg.1=3.5,2=9``): E[DCG@k]/IDCG@k.
+
+    Each document gains its level's gain (trec_eval's ``get_gain``; level -1:
+    not in the qrels, -2: a negative label) and the ideal is trec_eval's
+    (``setup_gains``: the levels sorted by gain).  E[DCG@k] is the mean gain
+    of each group at each of its ranks, as for nDCG.
+
+    >>> trec_ndcg([[1, 0]], gains="1=3", discount=lambda j: Fraction(1, j))
+    Fraction(3, 4)
+    """
+    exact = flag(exact, "exact")
+    k = cutoff(k, optional=True)
+    gs, pairs, (_, seq, _) = _gain_setup(r, ideal, gains)
+    d = discount_function(discount) if exact else float_discount_function(discount)
+    conv = (lambda v: v) if exact else float
+    means, _ = _dcg_terms(gs, pairs)
+    depth = len(means) if k is None else min(k, len(means))
+    zero: Any = Fraction(0) if exact else 0.0
+    if exact and discount == "log2":
+        got = discounted_sum({j + 1: means[j] for j in range(depth)}, "log2")
+        best = discounted_sum({i + 1: g for i, g in enumerate(seq[:k] if k is not None else seq)}, "log2")
+    else:
+        got = sum((conv(means[j]) * d(j + 1) for j in range(depth)), zero)
+        best = sum((conv(g) * d(i + 1) for i, g in enumerate(seq[:k] if k is not None else seq)), zero)
+    return _divide(got, best, exact)

@@ -49,6 +49,7 @@ from tieaware.reference.trec_eval_measures import (
     normalised_gain,
     ndcg_relevant,
     r_ndcg,
+    trec_ndcg,
 )
 from tieaware.reference.trec_eval_measures import eleven_point_average, interpolated_precision
 from tieaware.reference.truncation import at_depth
@@ -103,6 +104,7 @@ __all__ = [
     "normalised_gain",
     "ndcg_relevant",
     "r_ndcg",
+    "trec_ndcg",
     "interpolated_precision",
     "eleven_point_average",
     "at_depth",

@@ -58,6 +58,7 @@ __all__ = [
     "normalised_gain",
     "ndcg_relevant",
     "r_ndcg",
+    "trec_ndcg",
     "iprec_of",
     "rprec_mult_of",
     "infap_of",
@@ -672,3 +673,47 @@ def r_ndcg(
         return total / points if points else Fraction(0)
 
     return _out(_mean([one(o) for o in _each(r)]), exact)
+
+
+def trec_ndcg(
+    r: Ranking,
+    k: Optional[int] = None,
+    ideal: Optional[Sequence[object]] = None,
+    gains: Optional[str] = None,
+    *,
+    discount: Discount = "log2",
+    exact: bool = True,
+) -> Exact:
+    """nDCG@k with trec_eval's ``rel_level=gain`` pairs (m_ndcg.c's gains), averaged over every ordering.
+
+    >>> trec_ndcg([[1, 0]], gains="1=3", discount=lambda j: Fraction(1, j))    # 1 0: 1; 0 1: 1/2
+    Fraction(3, 4)
+    """
+    k = cutoff(k, optional=True)
+    pairs, (_, seq, _) = _gain_setup(r, ideal, gains)
+    d = discount_function(discount)
+    best_seq = seq if k is None else seq[:k]
+    if discount == "log2":
+        from tieaware.model.gains import discounted_sum
+
+        best = discounted_sum({i + 1: g for i, g in enumerate(best_seq)}, "log2")
+    else:
+        best = sum((g * d(i + 1) for i, g in enumerate(best_seq)), Fraction(0))
+
+    def one(o: list[Any]) -> dict[int, Fraction]:
+        cut = o if k is None else o[:k]
+        return {j + 1: trec_level_gain(None if x == _NONPOOL else x, pairs) for j, x in enumerate(cut)}
+
+    terms: dict[int, Fraction] = {}
+    orders = _each(r)
+    for o in orders:
+        for j, g in one(o).items():
+            terms[j] = terms.get(j, Fraction(0)) + g
+    terms = {j: g / len(orders) for j, g in terms.items()}
+    if discount == "log2":
+        from tieaware.model.gains import discounted_sum
+
+        got = discounted_sum(terms, "log2")
+    else:
+        got = sum((g * d(j) for j, g in terms.items()), Fraction(0))
+    return _out(divide(got, best), exact)

@@ -177,7 +177,7 @@ def test_bad_files(tmp_path, capsys, qrels, run, message):
         (["--digits", "-1"], "--digits must be an int >= 0, got -1"),
         (["-m", "AP Q@5"], "measure is not a known measure"),
         (["-m", "AP RBO"], "measure cannot be computed on one run ranking (RBO compares two rankings; use `tieaware rbo`), got 'RBO'"),
-        (["-m", "P"], "measure needs a cutoff, e.g. P@10, got 'P'"),
+        (["-m", "P@0"], "measure needs a cutoff @k with k an int >= 1, got 'P@0'"),
         (["--layer", "reference"], "query 'q1': ranking has"),
         (["/nonexistent/q", "/nonexistent/r"], "cannot read '/nonexistent/q': No such file or directory"),
     ],

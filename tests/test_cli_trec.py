@@ -114,17 +114,18 @@ def test_trec_eval_families_in_m(files, capsys):
 
 def test_trec_eval_sets(files, capsys):
     code, out, err = _run(capsys, *files, "--format", "trec", "-m", "official")
-    assert code == 0 and [line[0] for line in _lines(out)][:8] == [
-        "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank"
+    assert code == 0 and [line[0] for line in _lines(out)][:10] == [
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"
     ]
-    assert err.startswith("tieaware eval: note: not computed by tieaware, left out: runid gm_map")
+    assert err == ""  # every member of the set is computed
     _, default, _ = _run(capsys, *files, "--format", "trec")
     assert default == out  # official is --format trec's default
     _, everything, err = _run(capsys, *files, "--format", "trec", "-m", "all_trec")
     names = [line[0] for line in _lines(everything)]
-    assert {"recall_1000", "ndcg", "ndcg_cut_5", "map_cut_1000"} <= set(names) and "num_nonrel_judged_ret" in err
-    code, table, _ = _run(capsys, *files, "-m", "official")  # counters implied by the set: dropped from a table
-    assert code == 0 and "P@1000" in table
+    assert {"recall_1000", "ndcg", "ndcg_cut_5", "map_cut_1000", "num_nonrel_judged_ret", "iprec_at_recall_0.50"} <= set(names)
+    assert err == ""
+    code, table, _ = _run(capsys, *files, "-m", "official")  # the counts are measures in a table too
+    assert code == 0 and "P@1000" in table and "NumRet" in table
 
 
 def test_counters_alone(files, capsys):
@@ -135,25 +136,38 @@ def test_counters_alone(files, capsys):
 def test_trec_default_is_trec_eval_official_subset(capsys):
     _, out, _ = _run(capsys, "--format", "trec")
     names = [line[0] for line in _lines(out)]
-    assert names[:9] == ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P_5"]
-    assert names[-1] == "P_1000"
+    assert names[:11] == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall_0.00"]
+    assert names[-1] == "P_1000" and len(names) == 30
 
 
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["-m", "num_q AP"], "-m names trec_eval counters, which only --format trec prints"),
         (["--tie-break", "trec_eval"], "--tie-break applies to --format trec only"),
+        (["-n"], "--no-summary applies to --format trec only"),
+        (["-Z", "z.txt"], "--zscores applies to --format trec only"),
+        (["-M", "-1", "--format", "trec"], "-M must be an int >= 0 (documents per query), got -1"),
+        (["-m", "P.", "--format", "trec"], "-m has an empty parameter list (trec_eval: improper measure), got 'P.'"),
+        (["-m", "utility.1,2", "--format", "trec"], "-m needs 4 coefficients (trec_eval: improper number of coefficients)"),
+        (["-m", "ndcg.1=2=3", "--format", "trec"], "must be rel_level=gain pairs"),
         (["-l", "0", "--format", "trec"], "-l must be a relevance level > 0, got '0'"),
         (["-l", "x", "-m", "num_q", "--format", "trec"], "-l must be a finite decimal"),
-        (["-m", "P.5,5"], "-m has duplicate cutoffs (as trec_eval refuses them), got 'P.5,5'"),
-        (["-m", "ndcg_cut.0"], "-m needs cutoffs that are ints > 0, such as P.5,10, got 'ndcg_cut.0'"),
+        (["-m", "P.5,5"], "-m has duplicate cutoffs (trec_eval refuses them), got 'P.5,5'"),
+        (["-m", "ndcg_cut.0"], "-m needs cutoffs > 0 (trec_eval: negative cutoff detected), got 'ndcg_cut.0'"),
+        (["-m", "iprec_at_recall.0.5,.5"], "-m has duplicate cutoffs (trec_eval refuses them)"),
     ],
 )
 def test_bad_options(files, capsys, argv, message):
     code, out, err = _run(capsys, *files, *argv)
     assert code == 2 and out == ""
     assert err.startswith("tieaware eval: error: ") and message in err
+
+
+def test_other_relevance_formats_are_left_out(files, capsys):
+    # trec_eval's preference measures read -R prefs or qrels_jg files: named, they are left out with a note
+    code, out, err = _run(capsys, *files, "--format", "trec", "-m", "prefs", "-m", "map")
+    assert code == 0 and [line[0] for line in _lines(out)] == ["map"]
+    assert "prefs read other relevance formats" in err
 
 
 def test_evaluate_complete_in_python():

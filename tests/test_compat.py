@@ -131,7 +131,7 @@ def test_top_level_exports():
 @pytest.mark.parametrize(
     "measures, message",
     [
-        ([ir_measures.infAP], "measure"),
+        ([ir_measures.alpha_nDCG @ 10], "measure"),
         ([nDCG(judged_only=True) @ 10], "judged_only"),
         ([3], "must hold ir_measures measures"),
         ([], "names no measure"),

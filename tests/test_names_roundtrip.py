@@ -27,7 +27,15 @@ from tieaware.model.names import MEASURES, NOREL, NORMS, Measure, parse, parse_l
 
 _ALIASES = {"AP": ["MAP", "map", "AP", "ap"], "RR": ["MRR", "recip_rank", "rr", "RR"], "nDCG": ["NDCG", "ndcg", "nDCG"], "R": ["Recall", "recall", "R", "r"]}
 _TREC = {"P": "P_{k}", "R": "recall_{k}", "AP": "map_cut_{k}", "nDCG": "ndcg_cut_{k}", "Success": "success_{k}"}
-_NO_CUTOFF = {"Rprec", "Bpref"}
+_NO_CUTOFF = {
+    "Rprec", "Bpref", "NumQ", "NumRet", "NumRelRet", "NumRel", "NumNonRelJudgedRet", "SetP", "SetR", "SetF", "SetAP",
+    "Utility", "IPrecAvg", "infAP", "BinG", "G", "nDCGRel", "RnDCG", "GMAP", "GMBpref",
+}  # fmt: skip
+#: trec_eval's parameters kept as the text given (a number, levels, rel_level=gain pairs)
+_TEXTS = {
+    "beta": ["1", "0.5", "2", "1/3"], "a": ["2", "-1", "0.5"], "b": ["-1", "3"], "c": ["0", "-2.5"], "d": ["0", "1"],
+    "levels": ["0.2;0.5;0.8", "0.5"], "gains": ["1=3;2=9", "0=0;1=1;2=3", "1=3.5"],
+}  # fmt: skip
 
 #: exact values -> ways of writing them that parse() reads
 _TERMINATING = st.builds(lambda n, a, b: Fraction(n, 2**a * 5**b), st.integers(1, 10**6), st.integers(0, 70), st.integers(0, 70))
@@ -72,6 +80,9 @@ def measure_texts(draw) -> tuple[str, str, dict]:
     k = draw(st.integers(1, 1000)) if needs_k or (name not in _NO_CUTOFF and draw(st.booleans())) else None
     params: dict = {}
     written = []
+    if name == "IPrec":  # @ is a recall level (ir_measures' IPrec@0.1): a parameter, no cutoff
+        params["recall"], level = draw(value_texts(st.fractions(0, 1)))
+        k = None
     for key in sorted(allowed):
         if not draw(st.booleans()):
             continue
@@ -79,6 +90,10 @@ def measure_texts(draw) -> tuple[str, str, dict]:
             continue  # nDCG's rel is the threshold of the binary gain only
         if key == "gain" and params.get("dcg", "log2") != "log2":
             continue  # binary gain and the exp2 gain exclude each other
+        if name == "nDCG" and (key == "gains" and params.keys() & {"dcg", "gain", "rel", "norel"} or key != "gains" and "gains" in params):
+            continue  # trec_eval's gains stand alone
+        if name == "Rprec" and {key} | params.keys() >= {"mult", "norel"}:
+            continue  # norel without mult only
         if key == "rel":
             value, text = draw(value_texts(_ANY))
         elif key == "norm":
@@ -88,6 +103,15 @@ def measure_texts(draw) -> tuple[str, str, dict]:
             value = text = draw(st.sampled_from(NOREL[1:]))
         elif key == "gain":
             value = text = "binary"
+        elif key == "relative":
+            value, text = True, draw(st.sampled_from(["True", "true", "1"]))
+        elif key == "mult":
+            value, text = draw(value_texts(_ANY))
+        elif key == "docs":
+            value = draw(st.integers(0, 10**6))
+            text = str(value)
+        elif key in _TEXTS:
+            value = text = draw(st.sampled_from(_TEXTS[key]))
         elif key == "g_max":
             value = draw(st.integers(1, 20))
             text = str(value)
@@ -105,7 +129,8 @@ def measure_texts(draw) -> tuple[str, str, dict]:
     spelling = draw(st.sampled_from(_ALIASES.get(name, [name]) + [name.lower(), name.upper()]))
     if not params and k is not None and name in _TREC and draw(st.booleans()):
         return _TREC[name].format(k=k), name, {"k": k}
-    text = spelling + (f"({','.join(written)})" if written else "") + (f"@{k}" if k is not None else "")
+    at = f"@{level}" if name == "IPrec" else f"@{k}" if k is not None else ""
+    text = spelling + (f"({','.join(written)})" if written else "") + at
     return text, name, {**params, "k": k}
 
 
@@ -120,8 +145,9 @@ def test_every_accepted_name_reads_back_from_its_printed_form(case):
     assert str(parse(printed)) == printed  # canonical: printing is idempotent
     # canonical: the canonical name, sorted parameters, no spaces, a plain cutoff
     assert printed.startswith(name) and " " not in printed
-    keys = re.findall(r"(\w+)=", printed)
-    assert keys == sorted(keys) == sorted(params)
+    keys = re.findall(r"(\w+)=", printed.split("(", 1)[1] if "(" in printed else "")
+    keys = [key for key in keys if key in params]  # gains=1=3;2=9 holds '=' in its value
+    assert keys == sorted(keys) == sorted(set(params) - {"recall"})
 
 
 @given(_PROBABILITY)
@@ -168,6 +194,17 @@ def test_a_terminating_p_prints_as_a_decimal_and_any_other_as_p_over_q(p):
         ("ERR(g_max=4)@20", "ERR(g_max=4)@20"),
         ("ERR(g_max=1)@20", "ERR(g_max=1)@20"),  # the smallest grade scale (binary labels): accepted
         ("RR(norel='nan')", "RR(norel=nan)"),
+        ("iprec_at_recall_0.10", "IPrec@0.1"),
+        ("Rprec_mult_0.20", "Rprec(mult=0.2)"),
+        ("relative_P_5", "RelP@5"),
+        ("set_relative_P", "SetP(relative=True)"),
+        ("11pt_avg", "IPrecAvg"),
+        ("gm_map", "GMAP"),
+        ("num_rel_ret", "NumRelRet"),
+        ("set_F", "SetF"),
+        ("SetF(beta=0.5)", "SetF(beta=0.5)"),
+        ("Utility(a=2,b=-1,c=0,d=0)", "Utility(a=2,b='-1',c=0,d=0)"),
+        ("nDCG(gains={1:3,2:9})", "nDCG(gains=1=3;2=9)"),
     ],
 )
 def test_printed_forms(text, printed):
@@ -180,12 +217,23 @@ def test_every_measure_and_parameter_is_covered():
     # (docs/conventions.md, Measures: which names need a cutoff, which parameters each takes)
     assert MEASURES == {
         "P": (True, {"rel", "norm", "norel"}), "R": (True, {"rel", "norel"}), "F1": (True, {"rel", "norel"}),
-        "AP": (False, {"rel", "norm", "norel"}), "RR": (False, {"rel", "norel"}), "nDCG": (False, {"dcg", "gain", "rel", "norel"}),
+        "AP": (False, {"rel", "norm", "norel"}), "RR": (False, {"rel", "norel"}),
+        "nDCG": (False, {"dcg", "gain", "rel", "norel", "gains"}),
         "DCG": (False, {"dcg", "gain", "rel"}), "RBP": (False, {"p", "rel", "norel"}), "ERR": (False, {"g_max", "norel"}),
-        "Rprec": (False, {"rel", "norel"}), "Success": (True, {"rel", "norel"}), "Judged": (False, set()),
+        "Rprec": (False, {"rel", "norel", "mult"}), "Success": (True, {"rel", "norel"}), "Judged": (False, set()),
         "Bpref": (False, {"rel", "norel"}), "RBO": (False, {"p", "variant", "bound"}),
-    }
+        # trec_eval's other families (docs/eval.md, trec_eval's families)
+        "NumQ": (False, set()), "NumRet": (False, {"rel"}), "NumRelRet": (False, {"rel"}), "NumRel": (False, {"rel"}),
+        "NumNonRelJudgedRet": (False, {"rel"}), "SetP": (False, {"rel", "relative"}), "SetR": (False, {"rel"}),
+        "SetF": (False, {"rel", "beta"}), "SetAP": (False, {"rel"}), "Utility": (False, {"rel", "a", "b", "c", "d", "docs"}),
+        "RelP": (True, {"rel"}), "IPrec": (True, {"rel"}), "IPrecAvg": (False, {"rel", "levels"}), "infAP": (False, {"rel"}),
+        "BinG": (False, {"rel"}), "G": (False, {"gains"}), "nDCGRel": (False, {"gains"}), "RnDCG": (False, {"rel", "gains"}),
+        "GMAP": (False, {"rel"}), "GMBpref": (False, {"rel"}),
+    }  # fmt: skip
     for name, (needs_k, _) in MEASURES.items():
+        if name == "IPrec":
+            assert str(parse("IPrec@0.25")) == "IPrec@0.25"  # @ is the recall level
+            continue
         if not needs_k:
             assert str(parse(name)) == name  # no cutoff needed
         if name not in _NO_CUTOFF:

@@ -3,7 +3,7 @@
 The reference transcribes trec_eval 9.0.8's loop for each measure (the
 m_*.c files) and averages it over every ordering; fast computes the same
 number in closed form (set measures, relative_P, Rprec_mult, binG, infAP,
-G, ndcg_rel, Rndcg) or by the dynamic programme of
+G, ndcg_rel, Rndcg, ndcg with trec_eval's gain pairs) or by the dynamic programme of
 :mod:`tieaware.fast.interpolated` (iprec_at_recall, 11pt_avg).  Every tie
 structure (composition into groups) of up to 6 documents is checked with
 every labelling over the alphabet named per test, every recall level and
@@ -196,6 +196,9 @@ def test_gain_measures_with_trec_eval_gains(gains):
                 for name in ("normalised_gain", "ndcg_relevant", "r_ndcg"):
                     args = dict(ideal=ideal, gains=gains, discount=D)
                     assert _outcome(getattr(fast, name), r, args) == _outcome(getattr(reference, name), r, args), (name, r)
+                for k in (None, 1, 2):  # ndcg.l=g,... and ndcg_cut with pairs: trec_eval's gains, its ideal
+                    args = dict(k=k, ideal=ideal, gains=gains, discount=D)
+                    assert _outcome(fast.trec_ndcg, r, args) == _outcome(reference.trec_ndcg, r, args), (r, k)
 
 
 def _outcome(fn, r, args):
@@ -213,8 +216,8 @@ def _outcome(fn, r, args):
 def test_gain_measures_log2():
     for r in [[[1, 0], 2], [2, [0, 1, 1], None, [2, 0]], [[1, 1, 0, 2]]]:
         ideal = [x for g in r for x in (g if isinstance(g, list) else [g]) if x is not None] + [2]
-        for name in ("normalised_gain", "ndcg_relevant", "r_ndcg", "binary_gain"):
-            args = {} if name == "binary_gain" else dict(ideal=ideal)
+        for name in ("normalised_gain", "ndcg_relevant", "r_ndcg", "binary_gain", "trec_ndcg"):
+            args = {} if name == "binary_gain" else dict(ideal=ideal, gains="1=3,2=9") if name == "trec_ndcg" else dict(ideal=ideal)
             a, b = getattr(fast, name)(r, **args), getattr(reference, name)(r, **args)
             assert to_decimal(a, 40) == to_decimal(b, 40), (name, r)
             assert abs(getattr(fast, name)(r, **args, exact=False) - float(to_decimal(b, 20))) < 1e-12

@@ -21,20 +21,21 @@ from fractions import Fraction
 from typing import Any, Iterator, Optional
 
 from tieaware.model.errors import bad
-from tieaware.io.columns import read_table
-from tieaware.runs.evaluate import LAYERS, Evaluation, measure_list
+from tieaware.io.columns import prepare, read_table
+from tieaware.runs.evaluate import LAYERS, Evaluation, evaluate_prepared, measure_list
 from tieaware.runs.stream import check_jobs, evaluate_files, read_qrels
 from tieaware.model.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
 from tieaware.io.exact_print import big_ints, decimal, missing, short_form, signed
 from tieaware.io.trec_format import (
     TREC_DEFAULT,
-    Counts,
+    TrecMeasures,
     at_level,
-    judged_relevant,
-    expand_families,
-    not_computed,
+    completeness,
+    read_zscores,
+    relstrings,
     render,
-    split_counters,
+    trec_measures,
+    with_docs,
 )
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "FORMATS"]
@@ -124,6 +125,41 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="relevance level: rel=N on every measure that takes rel and names none (trec_eval -l; default 1)",
     )
     parser.add_argument(
+        "-n",
+        "--no-summary",
+        action="store_true",
+        help="with --format trec: no summary lines, only the per-query ones of -q (trec_eval -n)",
+    )
+    parser.add_argument(
+        "-N",
+        "--docs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="documents in the collection, for utility's fourth coefficient (trec_eval -N; default 0)",
+    )
+    parser.add_argument(
+        "-M",
+        "--max-docs",
+        type=int,
+        default=None,
+        metavar="M",
+        help="evaluate only the first M documents of each query; tie-aware, those of a random tie-breaking (trec_eval -M)",
+    )
+    parser.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="remove the documents not judged (not in the qrels, or a negative label) before evaluating; ties kept (trec_eval -J)",
+    )
+    parser.add_argument(
+        "-Z",
+        "--zscores",
+        default=None,
+        metavar="FILE",
+        help="with --format trec: print z-scores (value - mean)/sd from FILE's lines 'qid measure mean sd' (trec_eval -Z)",
+    )
+    parser.add_argument(
         "--tie-break",
         choices=("none", "trec_eval"),
         default="none",
@@ -198,18 +234,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         title = f"qrels {args.qrels}, run {args.run_file}"
     exact = not args.float
-    counters, measures = _measures(args)
+    spec, measures = _measures(args)
     common = dict(layer=args.layer, exact=exact, complete=args.complete)
+    restrict = dict(depth=args.max_docs, judged_only=args.judged_only)
     if args.format == "trec":
-        print(_trec_eval_layout(args, counters, measures, common))
+        text = _trec_eval_layout(args, spec, measures, {**common, **restrict})
+        sys.stdout.write(text + "\n" if text else "")  # -n without -q prints nothing at all, as trec_eval
         return 0
-    # table and json: the run is read a few whole queries at a time (tieaware.runs.stream), each
-    # piece evaluated tie-aware and in trec_eval's order, in --jobs processes; memory stays bounded.
-    with _sources(args) as (qrels_source, run_source):
-        _note_large_exact(run_source, exact)
-        result = evaluate_files(
-            qrels_source, run_source, measures, trec=True, spread=spread_on, jobs=_jobs(args), **common
-        )
+    if args.max_docs is not None or args.judged_only:
+        # -M and -J: the whole run read as columns, cut and filtered per query (runs.evaluate)
+        if spread_on:
+            raise bad("--spread", "-M/-J", "is not computed with -M or -J (the spread of a cut or filtered run)")
+        result = _restricted(args, measures, common, restrict)
+    else:
+        result = _streamed(args, measures, common, spread_on, exact)
     _warn_summary_name(list(result.tied.queries), args.per_query and args.format == "table")
     report = _Report(
         title=title,
@@ -226,6 +264,42 @@ def run(args: argparse.Namespace) -> int:
     text = {"table": _table, "json": _json}[args.format](report, args.per_query)
     print(text)  # one print, after all the work: no half-written output
     return 0
+
+
+def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on: bool, exact: bool) -> Any:
+    """Table and json: the run read a few whole queries at a time (tieaware.runs.stream), each piece
+    evaluated tie-aware and in trec_eval's order, in --jobs processes; memory stays bounded."""
+    with _sources(args) as (qrels_source, run_source):
+        _note_large_exact(run_source, exact)
+        return evaluate_files(qrels_source, run_source, measures, trec=True, spread=spread_on, jobs=_jobs(args), **common)
+
+
+def _restricted(args: argparse.Namespace, measures: tuple, common: dict, restrict: dict) -> Any:
+    """Table and json with -M or -J: the run read whole as columns, each query cut and filtered."""
+    from types import SimpleNamespace
+
+    prepared = prepare(*_tables(args))
+    tied = evaluate_prepared(prepared, measures, **common, **restrict)
+    trec = evaluate_prepared(prepared, measures, tie_break="trec_eval", **common, **restrict)
+    sizes = prepared.group_sizes()
+    return SimpleNamespace(tied=tied, trec=trec, docs=int(sizes.sum()), groups=int((sizes > 1).sum()), spread=None)
+
+
+def _tables(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The qrels and run files (or the bundled sample) read whole as columns."""
+    if args.qrels is not None:
+        return read_table(args.qrels, "qrels", progress=True), read_table(args.run_file, "run", progress=True)
+    from importlib.resources import as_file, files
+
+    data = files("tieaware") / "data"
+    with as_file(data / "sample.qrels") as q, as_file(data / "sample.run") as r:
+        return _named(q, "sample.qrels", "qrels"), _named(r, "sample.run", "run")
+
+
+def _named(path: Any, name: str, kind: str) -> Any:
+    table = read_table(path, kind)
+    table.name = name
+    return table
 
 
 def _warn_summary_name(qids: list[str], shown: bool) -> None:
@@ -279,36 +353,28 @@ def _sources(args: argparse.Namespace) -> Iterator[tuple[Any, Any]]:
         yield qrels, r
 
 
-def _measures(args: argparse.Namespace) -> tuple[list[str], tuple]:
-    """The counters and the measures (at relevance level -l) that -m names."""
-    if args.measures:
-        spec = " ".join(args.measures)
-    else:
-        spec = TREC_DEFAULT if args.format == "trec" else DEFAULT_MEASURES
-    at_level((), args.level)  # a bad -l is refused even when only counters are asked for
-    counters, rest = split_counters(spec)
-    if counters and args.format != "trec":
-        named, _ = split_counters(" ".join(t for t in spec.split() if t not in ("all_trec", "official")))
-        if named:
-            raise bad("-m", named, "names trec_eval counters, which only --format trec prints")
-        counters = []  # only implied by all_trec / official: the table and json have no place for them
+def _measures(args: argparse.Namespace) -> tuple[TrecMeasures, tuple]:
+    """What -m names, read as trec_eval reads it, and the measures to evaluate (at -l, with -N)."""
+    arguments = args.measures or [TREC_DEFAULT if args.format == "trec" else DEFAULT_MEASURES]
+    at_level((), args.level)  # a bad -l is refused even when only runid is asked for
     if args.tie_break != "none" and args.format != "trec":
         raise bad("--tie-break", args.tie_break, "applies to --format trec only (table and json show both orders)")
-    if not rest.strip():
-        if not counters:
-            raise bad("-m", spec, "names no measure")
-        return counters, ()
-    missing = not_computed(spec)
-    if missing and args.measures:  # asked for by name: say what is left out (stderr; stdout stays trec_eval's)
-        import sys
-
-        print(f"tieaware eval: note: not computed by tieaware, left out: {' '.join(missing)}", file=sys.stderr)
-    expanded = expand_families(rest)
-    if not expanded.strip():
-        if not counters:
-            raise bad("-m", spec, "names no measure tieaware computes")
-        return counters, ()
-    return counters, at_level(measure_list(expanded), args.level)
+    for option, value in (("--no-summary", args.no_summary), ("--zscores", args.zscores)):
+        if value and args.format != "trec":
+            raise bad(option, value, "applies to --format trec only (trec_eval's layout)")
+    if args.max_docs is not None and args.max_docs < 0:
+        raise bad("-M", args.max_docs, "must be an int >= 0 (documents per query)")
+    spec = trec_measures(arguments, args.level)
+    if spec.left_out:  # asked for by name: say what is left out (stderr; stdout stays trec_eval's)
+        print(
+            f"tieaware eval: note: {' '.join(spec.left_out)} read other relevance formats (trec_eval's -R prefs, "
+            "qrels_jg), not computed",
+            file=sys.stderr,
+        )
+    measures = with_docs(at_level(spec.measures, args.level), args.docs)
+    if not measures and (args.format != "trec" or not (spec.runid or spec.relstring)):
+        raise bad("-m", arguments, "names no measure tieaware computes")
+    return spec, measures
 
 
 # -- shared -------------------------------------------------------------------
@@ -510,26 +576,37 @@ def _json(r: _Report, per_query: bool) -> str:
 # -- trec ---------------------------------------------------------------------
 
 
-def _trec_eval_layout(args: argparse.Namespace, counters, measures, common) -> str:
+def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tuple, common: dict) -> str:
     """trec_eval's output (tieaware.io.trec_format): one evaluation, tie-aware or in trec_eval's order."""
+    zscores = read_zscores(args.zscores) if args.zscores else None  # a bad file stops before any work
+    qrels_table, run_table = _tables(args)
     tie_break = None if args.tie_break == "none" else "trec_eval"
-    with _sources(args) as (qrels_table, run_source):
-        result = evaluate_files(
-            qrels_table, run_source, measures, tie_break=tie_break, level=args.level, jobs=_jobs(args), **common
-        )
-    _warn_summary_name(list(result.tied.queries), args.per_query)
-    counts = Counts(
-        per_query=result.counts or {},
-        judged_queries=len(result.tied.queries) + len(result.tied.skipped_qrels),
-        judged_relevant=judged_relevant(qrels_table),
-    )
+    prepared = prepare(qrels_table, run_table, trec_order=tie_break is not None)  # one order is printed
+    _warn_summary_name(prepared.qids, args.per_query)
+    if measures:
+        per_query = evaluate_prepared(prepared, measures, tie_break=tie_break, **common).per_query
+    else:  # runid or relstring only: the queries trec_eval evaluates, run ∩ qrels
+        per_query = {q: {} for q in prepared.qids}
+        if not per_query:
+            n = len(prepared.skipped_qrels)
+            raise bad("run", sorted(prepared.skipped_run)[:5], f"has no query that appears in the qrels ({n} judged)")
+    relstring = None
+    if spec.relstring is not None:
+        from tieaware.runs.engine import trec_eval_view
+
+        view = trec_eval_view(prepared) if tie_break else prepared
+        name, length = spec.relstring
+        relstring = (name, relstrings(view, length, args.max_docs, args.judged_only))
     return render(
         measures,
-        result.tied.per_query,
-        counts,
-        counters=counters,
+        per_query,
+        completeness(prepared, qrels_table),
         show_queries=args.per_query,
+        summary=not args.no_summary,
         complete=args.complete,
         level=args.level,
         digits=args.digits,
+        runid=(run_table.run_id or "") if spec.runid else None,
+        relstring=relstring,
+        zscores=zscores,
     )

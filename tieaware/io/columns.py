@@ -135,6 +135,9 @@ class Table:
     #: DataFrames, matrices) rather than text; *value* is then unused.  Every float16/32/64
     #: converts to float64 exactly, so equal given values tie and the order is kept.
     score: Optional[np.ndarray] = None
+    #: A run's id: the sixth column of its last line, as trec_eval reads it for ``runid``
+    #: (get_trec_results.c keeps the last line's); None for qrels and for runs not read from text.
+    run_id: Optional[str] = None
 
     def __len__(self) -> int:
         return len(self.line)
@@ -163,8 +166,11 @@ def read_table(source: Source, kind: str, *, progress: bool = False) -> Table:
             bar = tqdm(total=size, desc=f"reading {os.path.basename(name)}", unit="B", unit_scale=True,
                        file=sys.stderr, disable=None, leave=False, delay=2)
         parts = []
+        last = b""
         for block, before in blocks:
             parts.append(_block(block, before, kind, name))
+            if len(parts[-1][3]):
+                last = block
             if bar is not None:
                 bar.update(len(block))
         if bar is not None:
@@ -177,7 +183,20 @@ def read_table(source: Source, kind: str, *, progress: bool = False) -> Table:
         empty = np.array([], dtype="S1")
         return Table(kind, name, empty, empty, empty, np.array([], dtype=np.int64))
     cols = [np.concatenate([p[i] for p in parts]) for i in range(4)]
-    return Table(kind, name, cols[0], cols[1], cols[2], cols[3])
+    return Table(kind, name, cols[0], cols[1], cols[2], cols[3], run_id=_run_id(last) if kind == "run" else None)
+
+
+def _run_id(block: bytes) -> Optional[str]:
+    """The sixth column of the block's last non-blank line (trec_eval's runid: the last line's).
+
+    >>> _run_id(b"q1 Q0 a 1 2 runA\\nq1 Q0 b 2 1 runB\\n\\n")
+    'runB'
+    """
+    for line in reversed(block.split(b"\n")):
+        columns = line.split()
+        if columns:
+            return columns[5].decode("utf-8") if len(columns) >= 6 else None
+    return None
 
 
 def _block(block: bytes, before: int, kind: str, name: str) -> tuple[np.ndarray, ...]:

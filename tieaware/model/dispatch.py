@@ -97,6 +97,8 @@ def _value(
     if m.name == "RR":
         return mod.reciprocal_rank(ranking, m.k, rel=m.rel, exact=exact)
     if m.name == "nDCG":
+        if m.param("gains") is not None:  # trec_eval's ndcg.level=gain,...: its gains and its ideal
+            return mod.trec_ndcg(ranking, m.k, raw, m.param("gains").replace(";", ","), exact=exact)
         return mod.ndcg(ranking, m.k, labels, gain=_gain(m), exact=exact)
     if m.name == "DCG":
         return mod.dcg(ranking, m.k, gain=_gain(m), exact=exact)
@@ -108,19 +110,82 @@ def _value(
         ceiling = m.param("g_max") or (None if not labels else max(1, int(max(labels))))
         return mod.err(ranking, m.k, max_label=ceiling, exact=exact)
     if m.name == "Rprec":
+        if m.param("mult") is not None:  # trec_eval's Rprec_mult: P at (long)(mult·R + 0.9)
+            return mod.r_precision_multiple(ranking, m.param("mult"), num_rel, rel=m.rel, exact=exact)
         return mod.r_precision(ranking, num_rel, rel=m.rel, exact=exact)
     if m.name == "Success":
         return mod.success(ranking, m.k, rel=m.rel, exact=exact)
     if m.name == "Judged":
         return mod.judged(ranking, m.k, exact=exact)  # None marks an unjudged document (see UNJUDGED)
-    if m.name == "Bpref":
+    if m.name in ("Bpref", "GMBpref"):
         nonrel = None if raw is None else sum(1 for x in raw if 0 <= x < m.rel)
         return mod.bpref(ranking, num_rel, nonrel, rel=m.rel, exact=exact)
+    if m.name in _TREC_FAMILIES:
+        return _trec_family(mod, m, ranking, num_rel, raw, exact)
     raise bad("measure", str(m), "is not evaluable on a run")  # a name added to names.MEASURES but not here
 
 
-#: Measures that tell an unjudged document (label None) from a judged non-relevant one.
-UNJUDGED = frozenset({"Judged", "Bpref"})
+#: trec_eval's other families (docs/conventions.md): each maps to one layer function.
+_TREC_FAMILIES = frozenset({
+    "NumQ", "NumRet", "NumRelRet", "NumRel", "NumNonRelJudgedRet", "SetP", "SetR", "SetF", "SetAP", "Utility", "RelP",
+    "IPrec", "IPrecAvg", "infAP", "BinG", "G", "nDCGRel", "RnDCG", "GMAP",
+})  # fmt: skip
+
+
+def _trec_family(mod: Any, m: Measure, ranking: Ranking, num_rel: Optional[int], raw: Optional[list], exact: bool) -> Exact:
+    one = Fraction(1) if exact else 1.0
+    rel = m.rel
+    if m.name == "NumQ":
+        return one
+    if m.name == "NumRet":  # ir_measures: NumRet(rel=r) counts the retrieved documents with label >= r
+        if m.param("rel") is None:
+            return mod.retrieved(ranking, exact=exact)
+        return mod.relevant_retrieved(ranking, rel=rel, exact=exact)
+    if m.name == "NumRelRet":
+        return mod.relevant_retrieved(ranking, rel=rel, exact=exact)
+    if m.name == "NumRel":
+        count = num_rel if num_rel is not None else int(mod.relevant_retrieved(ranking, rel=rel))
+        return one * count
+    if m.name == "NumNonRelJudgedRet":
+        return mod.judged_nonrelevant(ranking, rel=rel, exact=exact)
+    if m.name == "SetP":
+        if m.param("relative"):
+            return mod.set_relative_precision(ranking, num_rel, rel=rel, exact=exact)
+        return mod.set_precision(ranking, rel=rel, exact=exact)
+    if m.name == "SetR":
+        return mod.set_recall(ranking, num_rel, rel=rel, exact=exact)
+    if m.name == "SetF":
+        return mod.set_f(ranking, num_rel, m.param("beta", "1"), rel=rel, exact=exact)
+    if m.name == "SetAP":
+        return mod.set_average_precision(ranking, num_rel, rel=rel, exact=exact)
+    if m.name == "Utility":
+        coefficients = tuple(m.param(key, default) for key, default in (("a", "1"), ("b", "-1"), ("c", "0"), ("d", "0")))
+        return mod.utility(ranking, num_rel, coefficients, m.param("docs", 0), rel=rel, exact=exact)
+    if m.name == "RelP":
+        return mod.relative_precision(ranking, m.k, num_rel, rel=rel, exact=exact)
+    if m.name == "IPrec":
+        return mod.interpolated_precision(ranking, m.param("recall"), num_rel, rel=rel, exact=exact)
+    if m.name == "IPrecAvg":
+        levels = m.param("levels")
+        return mod.eleven_point_average(ranking, num_rel, *([levels.split(";")] if levels else []), rel=rel, exact=exact)
+    if m.name == "infAP":
+        return mod.inferred_average_precision(ranking, num_rel, rel=rel, exact=exact)
+    if m.name == "BinG":
+        return mod.binary_gain(ranking, num_rel, rel=rel, exact=exact)
+    gains = m.param("gains")
+    gains = None if gains is None else gains.replace(";", ",")
+    if m.name == "G":
+        return mod.normalised_gain(ranking, raw, gains, exact=exact)
+    if m.name == "nDCGRel":
+        return mod.ndcg_relevant(ranking, raw, gains, exact=exact)
+    if m.name == "RnDCG":
+        return mod.r_ndcg(ranking, num_rel, raw, gains, rel=rel, exact=exact)
+    return mod.average_precision(ranking, None, num_rel, rel=rel, exact=exact)  # GMAP: AP per query
+
+
+#: Measures that tell an unjudged document (label None) from a judged non-relevant one (or read a
+#: negative label, in the qrels but not judged, apart from both; nDCG for trec_eval's gains).
+UNJUDGED = frozenset({"Judged", "Bpref", "GMBpref", "NumNonRelJudgedRet", "infAP", "G", "nDCGRel", "RnDCG", "nDCG"})
 
 
 def _gain(m: Measure) -> Any:

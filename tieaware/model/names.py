@@ -33,6 +33,33 @@ Judged[@k]  fraction of the top k that is judged    (unjudged: not in qrels)
 Bpref       trec_eval's bpref                       rel
 ==========  =====================================  ==========================================
 
+trec_eval's other families (docs/conventions.md, trec_eval's other families;
+ir_measures' names where it has them):
+
+==================  ================================  ===================================
+name                trec_eval                         parameters
+==================  ================================  ===================================
+NumQ                num_q (a sum over queries)
+NumRet              num_ret; NumRet(rel=1): num_rel_ret  rel
+NumRelRet           num_rel_ret                       rel
+NumRel              num_rel                           rel
+NumNonRelJudgedRet  num_nonrel_judged_ret             rel
+SetP                set_P; SetP(relative=True) (SetRelP): set_relative_P   rel, relative
+SetR, SetAP         set_recall, set_map               rel
+SetF                set_F                             rel, beta (trec_eval's, not squared)
+Utility             utility                           rel, a, b, c, d (its p1..p4), docs (-N)
+RelP@k              relative_P_k                      rel
+Rprec(mult=m)       Rprec_mult_m                      rel, mult
+IPrec@r             iprec_at_recall_r (r a recall level)  rel
+IPrecAvg            11pt_avg                          rel, levels (recall levels, ;-separated)
+infAP               infAP                             rel
+BinG                binG                              rel
+G                   G                                 gains (trec_eval's level=gain pairs)
+nDCGRel, RnDCG      ndcg_rel, Rndcg                   gains (RnDCG: rel)
+nDCG(gains=...)     ndcg with level=gain pairs        gains
+GMAP, GMBpref       gm_map, gm_bpref: AP and Bpref per query, geometric mean over queries  rel
+==================  ================================  ===================================
+
 Every measure that has relevant documents also takes ``norel=0 | 1 | nan |
 skip``: the value of a query with no relevant document (0, the default;
 1; NaN; or no value, so the query is left out of a mean).  The conventions
@@ -71,7 +98,7 @@ from typing import Any, Optional
 from tieaware.model.errors import bad
 from tieaware.model.exact import rational
 
-__all__ = ["Measure", "parse", "parse_list", "MEASURES", "RBP_P", "NORMS", "NOREL", "CONVENTIONS", "forms"]
+__all__ = ["Measure", "parse", "parse_list", "MEASURES", "RBP_P", "NORMS", "NOREL", "CONVENTIONS", "SUMS", "GEOMETRIC", "forms"]
 
 #: name -> (k required?, allowed parameters)
 MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
@@ -89,7 +116,35 @@ MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
     "Judged": (False, frozenset()),
     "Bpref": (False, frozenset({"rel", "norel"})),
     "RBO": (False, frozenset({"p", "variant", "bound"})),
+    # trec_eval's other families (docs/conventions.md)
+    "NumQ": (False, frozenset()),
+    "NumRet": (False, frozenset({"rel"})),
+    "NumRelRet": (False, frozenset({"rel"})),
+    "NumRel": (False, frozenset({"rel"})),
+    "NumNonRelJudgedRet": (False, frozenset({"rel"})),
+    "SetP": (False, frozenset({"rel", "relative"})),
+    "SetR": (False, frozenset({"rel"})),
+    "SetF": (False, frozenset({"rel", "beta"})),
+    "SetAP": (False, frozenset({"rel"})),
+    "Utility": (False, frozenset({"rel", "a", "b", "c", "d", "docs"})),
+    "RelP": (True, frozenset({"rel"})),
+    "IPrec": (True, frozenset({"rel"})),
+    "IPrecAvg": (False, frozenset({"rel", "levels"})),
+    "infAP": (False, frozenset({"rel"})),
+    "BinG": (False, frozenset({"rel"})),
+    "G": (False, frozenset({"gains"})),
+    "nDCGRel": (False, frozenset({"gains"})),
+    "RnDCG": (False, frozenset({"rel", "gains"})),
+    "GMAP": (False, frozenset({"rel"})),
+    "GMBpref": (False, frozenset({"rel"})),
 }
+MEASURES["nDCG"] = (False, MEASURES["nDCG"][1] | {"gains"})
+MEASURES["Rprec"] = (False, MEASURES["Rprec"][1] | {"mult"})
+
+#: Measures whose aggregate over queries is the sum (ir_measures' SumAgg; trec_eval's counters).
+SUMS = frozenset({"NumQ", "NumRet", "NumRelRet", "NumRel", "NumNonRelJudgedRet"})
+#: Measures whose aggregate is trec_eval's geometric mean (with its floor 0.00001).
+GEOMETRIC = frozenset({"GMAP", "GMBpref"})
 
 #: The normalisations (``norm=``) each measure takes, the default first:
 #: P@k divided by k or by min(k, the documents retrieved); AP@k divided by
@@ -98,18 +153,35 @@ MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
 NORMS: dict[str, tuple[str, ...]] = {"P": ("k", "retrieved"), "AP": ("R", "capped", "hits", "k")}
 #: The values of a query with no relevant document (``norel=``), the default first.
 NOREL = ("0", "1", "nan", "skip")
-#: The parameters that name another library's convention (docs/conventions.md).
-CONVENTIONS = frozenset({"norm", "gain", "g_max", "norel"})
+#: The parameters that name another library's convention (docs/conventions.md); ``gains`` is
+#: trec_eval's rel_level=gain list for ndcg.
+CONVENTIONS = frozenset({"norm", "gain", "g_max", "norel", "gains"})
 
-_ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Recall": "R", "recall": "R", "map": "AP", "recip_rank": "RR", "ndcg": "nDCG"}
+_ALIASES = {
+    "MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Recall": "R", "recall": "R", "map": "AP", "recip_rank": "RR", "ndcg": "nDCG",
+    # trec_eval's names of its other families
+    "num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel", "num_rel_ret": "NumRelRet",
+    "num_nonrel_judged_ret": "NumNonRelJudgedRet", "set_P": "SetP", "set_recall": "SetR", "set_F": "SetF",
+    "set_map": "SetAP", "utility": "Utility", "binG": "BinG", "ndcg_rel": "nDCGRel", "Rndcg": "RnDCG",
+    "gm_map": "GMAP", "gm_bpref": "GMBpref",
+}  # fmt: skip
 #: Every accepted spelling, lower-cased -> canonical name: names are
 #: case-insensitive, as ir_measures' are (p@5, mrr, map, ndcg@10).  No two
 #: names differ only in case, so nothing becomes ambiguous.
 _BY_LOWER = {**{a.lower(): c for a, c in _ALIASES.items()}, **{n.lower(): n for n in MEASURES}}
-_TREC = re.compile(r"^(P|recall|map_cut|ndcg_cut|success)_(\d+)$", re.IGNORECASE)
-_TREC_NAMES = {"p": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG", "success": "Success"}
-#: Measures that take no cutoff: R-precision's depth is num_rel itself.
-_NO_CUTOFF = frozenset({"Rprec", "Bpref"})
+_TREC = re.compile(r"^(P|recall|map_cut|ndcg_cut|success|relative_P)_(\d+)$", re.IGNORECASE)
+_TREC_NAMES = {"p": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG", "success": "Success", "relative_p": "RelP"}
+#: trec_eval's names with a float parameter: iprec_at_recall_0.10 is IPrec@0.1, Rprec_mult_0.20 Rprec(mult=0.2).
+_TREC_FLOAT = re.compile(r"^(iprec_at_recall|Rprec_mult)_([-+]?[0-9]*\.?[0-9]+)$", re.IGNORECASE)
+#: Names that stand for a measure with a parameter set.
+_WITH_PARAMS = {"setrelp": ("SetP", "relative=True"), "set_relative_p": ("SetP", "relative=True"), "11pt_avg": ("IPrecAvg", "")}
+#: Measures that take no cutoff: R-precision's depth is num_rel itself; the others read the whole ranking.
+_NO_CUTOFF = frozenset({
+    "Rprec", "Bpref", "NumQ", "NumRet", "NumRelRet", "NumRel", "NumNonRelJudgedRet", "SetP", "SetR", "SetF", "SetAP",
+    "Utility", "IPrecAvg", "infAP", "BinG", "G", "nDCGRel", "RnDCG", "GMAP", "GMBpref",
+})  # fmt: skip
+#: Parameters kept as the text given (numbers checked), so trec_eval's output name can repeat it.
+_TEXT_PARAMS = frozenset({"beta", "a", "b", "c", "d", "levels", "gains"})
 _FORM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>[^@]+))?$")
 _DCG_GAINS = {"log2": "linear", "exp-log2": "exp2"}
 
@@ -170,6 +242,15 @@ class Measure:
     def param(self, key: str, default: Any = None) -> Any:
         return dict(self.params).get(key, default)
 
+    @property
+    def aggregate(self) -> str:
+        """How values over queries combine: ``"mean"``, ``"sum"`` (the counts) or ``"gm"`` (GMAP, GMBpref).
+
+        >>> parse("AP").aggregate, parse("NumRet").aggregate, parse("gm_map").aggregate
+        ('mean', 'sum', 'gm')
+        """
+        return "sum" if self.name in SUMS else "gm" if self.name in GEOMETRIC else "mean"
+
     def replace(self, **params: Any) -> "Measure":
         """The same measure with some parameters set (a value None removes one), in canonical form.
 
@@ -182,12 +263,20 @@ class Measure:
                 merged.pop(key, None)
             else:
                 merged[key] = value
-        inner = ",".join(f"{key}={_show(value)}" for key, value in sorted(merged.items()))
-        return parse(self.name + (f"({inner})" if inner else "") + (f"@{self.k}" if self.k is not None else ""))
+        return parse(_text(self.name, tuple(sorted(merged.items())), self.k))
 
     def __str__(self) -> str:
-        inner = ",".join(f"{key}={_show(value)}" for key, value in self.params)
-        return self.name + (f"({inner})" if inner else "") + (f"@{self.k}" if self.k is not None else "")
+        return _text(self.name, self.params, self.k)
+
+
+def _text(name: str, params: tuple[tuple[str, Any], ...], k: Optional[int]) -> str:
+    """The canonical name; IPrec writes its recall level after @, as ir_measures does (IPrec@0.1)."""
+    at = f"@{k}" if k is not None else ""
+    if name == "IPrec":
+        at = "@" + _show(dict(params)["recall"])
+        params = tuple((key, value) for key, value in params if key != "recall")
+    inner = ",".join(f"{key}={_show(value)}" for key, value in params)
+    return name + (f"({inner})" if inner else "") + at
 
 
 def _show(value: Any) -> str:
@@ -254,11 +343,66 @@ def _param(measure: str, key: str, raw: str) -> Any:
         if not raw.isdigit() or int(raw) < 1:
             raise bad("measure", measure, f"needs g_max an int >= 1 (g_max={raw})")
         return int(raw)
+    if key == "relative":
+        if raw not in ("True", "true", "1", "False", "false", "0"):
+            raise bad("measure", measure, f"has relative={raw!r}; use True or False")
+        return raw in ("True", "true", "1")
+    if key in ("mult", "docs"):
+        value = rational(raw, f"{key} in {measure!r}")
+        if key == "docs" and value.denominator != 1:
+            raise bad("measure", measure, f"needs docs an int (trec_eval's -N), got {raw}")
+        return value if key == "mult" else int(value)
+    if key in ("beta", "a", "b", "c", "d"):
+        value = rational(raw, f"{key} in {measure!r}")
+        if key == "beta" and value < 0:
+            raise bad("measure", measure, f"needs beta >= 0 (beta={raw})")
+        return raw
+    if key == "levels":
+        parts = raw.split(";")
+        for part in parts:
+            rational(part, f"levels in {measure!r}")
+        return raw
+    if key == "gains":
+        from tieaware.model.gains import trec_gain_pairs  # the pairs' own check, trec_eval's
+
+        text = _gains_text(raw)
+        trec_gain_pairs(text.replace(";", ","), f"gains in {measure!r}")
+        return text
     # RBO's choices, checked here too, so no bad value waits for the first ranking
     choices = {"variant": ("w", "a", "b"), "bound": ("min", "max", "ext", "res"), "gain": ("binary",), "norel": NOREL}.get(key)
     if choices is not None and raw not in choices:
         raise bad("measure", measure, f"has {key}={raw!r}; use one of {list(choices)}")
     return raw
+
+
+def _gains_text(raw: str) -> str:
+    """Gains as trec_eval's pairs ``1=3.5;2=9``; ir_measures' dict ``{1:3.5,2:9}`` is read too.
+
+    >>> _gains_text("{0:0, 1:1, 2:3}"), _gains_text("1=3.5;2=9.0")
+    ('0=0;1=1;2=3', '1=3.5;2=9.0')
+    """
+    text = raw.strip()
+    if text.startswith("{") and text.endswith("}"):
+        pairs = [p.split(":", 1) for p in text[1:-1].split(",") if p.strip()]
+        return ";".join(f"{a.strip()}={b.strip()}" for a, b in pairs)
+    return text
+
+
+def _split_params(text: str) -> list[str]:
+    """Parameters split at the commas outside braces: ``gains={1:3,2:9},rel=2``."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    return [p for p in parts if p.strip()]
 
 
 def _suggestion(name: str) -> str:
@@ -281,6 +425,18 @@ def parse(text: str) -> Measure:
     trec = _TREC.match(s)
     if trec:
         s = f"{_TREC_NAMES[trec.group(1).lower()]}@{trec.group(2)}"
+    trec = _TREC_FLOAT.match(s)
+    if trec:
+        s = f"IPrec@{trec.group(2)}" if trec.group(1).lower() == "iprec_at_recall" else f"Rprec(mult={trec.group(2)})"
+    head = re.match(r"^([A-Za-z0-9_]+)", s)
+    if head and head.group(1).lower() in _WITH_PARAMS:
+        name, extra = _WITH_PARAMS[head.group(1).lower()]
+        rest = s[head.end() :]
+        if extra and rest.startswith("("):  # SetRelP(rel=2) is SetP(relative=True,rel=2)
+            rest = f"({extra},{rest[1:]}"
+        elif extra:
+            rest = f"({extra}){rest}"
+        s = name + rest
     m = _FORM.match(s)
     if not m:
         raise bad("measure", text, "is not of the form NAME(param=value,...)@k")
@@ -289,16 +445,21 @@ def parse(text: str) -> Measure:
         raise bad("measure", text, f"is not a known measure{_suggestion(m.group('name'))}; known: {', '.join(MEASURES)}")
     needs_k, allowed = MEASURES[name]
     k = None
-    if m.group("k") is not None:
+    params = []
+    if name == "IPrec":  # @ is a recall level, as in ir_measures (IPrec@0.1)
+        if m.group("k") is None:
+            raise bad("measure", text, "needs a recall level, e.g. IPrec@0.1")
+        params.append(("recall", rational(m.group("k"), f"the recall level of {text!r}")))
+    elif m.group("k") is not None:
         if not m.group("k").isdigit() or int(m.group("k")) < 1:
             raise bad("measure", text, "needs a cutoff @k with k an int >= 1")
         k = int(m.group("k"))
     elif needs_k:
         raise bad("measure", text, f"needs a cutoff, e.g. {name}@10")
     if k is not None and name in _NO_CUTOFF:
-        raise bad("measure", text, f"takes no cutoff: {name} reads the whole ranking" if name == "Bpref" else f"takes no cutoff: {name} cuts at R = num_rel")
-    params = []
-    for part in filter(None, (m.group("params") or "").split(",")):
+        why = "cuts at R = num_rel" if name == "Rprec" else "reads the whole ranking"
+        raise bad("measure", text, f"takes no cutoff: {name} {why}")
+    for part in _split_params(m.group("params") or ""):
         key, eq, raw = part.partition("=")
         key = key.strip()
         if not eq or key not in allowed:
@@ -318,8 +479,10 @@ def parse(text: str) -> Measure:
     if name == "AP" and given.get("norm") in ("capped", "k") and k is None:
         raise bad("measure", text, f"needs a cutoff with norm={given['norm']} (AP@k divided by {'min(R, k)' if given['norm'] == 'capped' else 'k'}), e.g. AP(norm={given['norm']})@10")
     # The defaults are not written: P(norm=k)@5 is P@5, so equal measures have one name.
-    defaults = {"norm": NORMS.get(name, ("",))[0], "norel": NOREL[0]}
+    defaults = {"norm": NORMS.get(name, ("",))[0], "norel": NOREL[0], "relative": False}
     params = [(key, value) for key, value in params if defaults.get(key) != value]
+    if name == "Rprec" and given.get("mult") is not None and "norel" in given:
+        raise bad("measure", text, "takes norel without mult only")
     return Measure(name, k, tuple(sorted(params)))
 
 
@@ -328,7 +491,7 @@ def parse_list(text: str) -> list[Measure]:
 
     Commas inside parentheses belong to the parameters.
     """
-    parts = re.findall(r"[^\s,()]+(?:\([^()]*\))?(?:@\d+)?", text)
+    parts = re.findall(r"[^\s,()]+(?:\([^()]*\))?(?:@[\d.]+)?", text)
     if not parts:
         raise bad("measures", text, "names no measure")
     return [parse(p) for p in parts]
@@ -342,4 +505,7 @@ def forms() -> list[str]:
     >>> forms()[:4]
     ['P@k', 'R@k', 'F1@k', 'AP[@k]']
     """
-    return [name + ("@k" if needs_k else "" if name in _NO_CUTOFF else "[@k]") for name, (needs_k, _) in MEASURES.items()]
+    at = {"IPrec": "@r"}  # IPrec's @ is a recall level
+    return [
+        name + (at.get(name, "@k") if needs_k else "" if name in _NO_CUTOFF else "[@k]") for name, (needs_k, _) in MEASURES.items()
+    ]

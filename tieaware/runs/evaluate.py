@@ -41,10 +41,13 @@ from tieaware.model.exact import Exact
 from tieaware.io.inputs import to_qrels, to_run
 from tieaware.model.names import Measure, parse, parse_list
 from tieaware.model.params import flag
-from tieaware.model.ranking import Ranking
+from tieaware.model.ranking import Ranking, judged_only as drop_unjudged
 from tieaware.io.trec import run_ranking, trec_eval_ranking
 
-__all__ = ["Evaluation", "evaluate", "evaluate_prepared", "compute", "measure_list", "exact_mean", "LAYERS", "TIE_BREAKS"]
+__all__ = [
+    "Evaluation", "evaluate", "evaluate_prepared", "compute", "measure_list", "exact_mean", "aggregate", "geometric_mean",
+    "LAYERS", "TIE_BREAKS", "GEO_MEAN_FLOOR",
+]  # fmt: skip
 
 LAYERS = ("fast", "reference")
 #: None: tie-aware (expected value over tie orderings); "trec_eval": ties broken by docno, descending.
@@ -177,6 +180,66 @@ def exact_mean(values: Sequence[Optional[Exact]]) -> Optional[Exact]:
     return Fraction(int(mean.p), int(mean.q)) if mean.is_Rational else mean
 
 
+#: trec_eval's floor for the geometric mean (MIN_GEO_MEAN in trec_eval.h): a query's value below it counts as it.
+GEO_MEAN_FLOOR = Fraction(1, 100000)
+
+
+def geometric_mean(values: Sequence[Optional[Exact]]) -> Optional[Exact]:
+    """trec_eval's geometric mean (gm_map, gm_bpref): exp(mean of log(max(v, 0.00001))), exact.
+
+    Exact: (Π max(v, 1/100000))^(1/n), an exact algebraic number (sympy), a
+    Fraction when it is one; float mode: trec_eval's own exp(Σ log / n).
+    None (``norel=skip``) is left out.
+
+    >>> geometric_mean([Fraction(1, 4), Fraction(1)])
+    Fraction(1, 2)
+    >>> geometric_mean([Fraction(1, 2), Fraction(1)])
+    sqrt(2)/2
+    >>> geometric_mean([0.0, 1.0])      # the floor: sqrt(0.00001)
+    0.003162277660168379
+
+    Beware: on tie-aware values this is the geometric mean of the expectations,
+    not the expectation of the geometric mean over tie-breakings (which is
+    smaller: the geometric mean is concave).
+    """
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    n = len(values)
+    if any(isinstance(v, float) for v in values):
+        floor = float(GEO_MEAN_FLOOR)
+        return math.exp(math.fsum(math.log(max(float(v), floor)) for v in values) / n)
+    import sympy
+
+    product = Fraction(1)
+    for v in values:
+        value = Fraction(v) if isinstance(v, (int, Fraction)) else v
+        product *= max(value, GEO_MEAN_FLOOR) if isinstance(value, Fraction) else value
+    if n == 1:
+        return product
+    root = sympy.Pow(sympy.Rational(product.numerator, product.denominator), sympy.Rational(1, n))
+    return Fraction(int(root.p), int(root.q)) if root.is_Rational else root
+
+
+def aggregate(m: Measure, values: Sequence[Optional[Exact]]) -> Optional[Exact]:
+    """A measure's value over queries: the mean, the sum (trec_eval's counters) or the geometric mean (GMAP, GMBpref).
+
+    >>> from tieaware.model.names import parse
+    >>> aggregate(parse("NumRet"), [Fraction(3), Fraction(4)]), aggregate(parse("AP"), [Fraction(1), Fraction(0)])
+    (Fraction(7, 1), Fraction(1, 2))
+    """
+    if m.aggregate == "gm":
+        return geometric_mean(values)
+    if m.aggregate == "sum":
+        kept = [v for v in values if v is not None]
+        if not kept:
+            return None
+        if any(isinstance(v, float) for v in kept):
+            return math.fsum(kept)
+        return sum(kept, Fraction(0))
+    return exact_mean(values)
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """The result of :func:`evaluate`; values are keyed by ``str(measure)``."""
@@ -187,7 +250,8 @@ class Evaluation:
     queries: tuple[str, ...]
     #: {qid: {measure: value}}
     per_query: dict[str, dict[str, Exact]]
-    #: {measure: exact mean over :attr:`queries`}
+    #: {measure: exact mean over :attr:`queries`}; the sum for the counts (NumRet, ...) and the
+    #: geometric mean for GMAP and GMBpref (:func:`aggregate`).
     mean: dict[str, Exact]
     #: Run queries without qrels (not evaluated).
     skipped_run: tuple[str, ...]
@@ -246,6 +310,8 @@ def evaluate(
     tie_break: Optional[str] = None,
     progress: bool = False,
     complete: bool = False,
+    depth: Optional[int] = None,
+    judged_only: bool = False,
 ) -> Evaluation:
     """Evaluate *run* against *qrels* on *measures*.
 
@@ -268,12 +334,20 @@ def evaluate(
     ``tieaware.evaluate`` (:func:`tieaware.runs.stream.evaluate`) also takes
     *jobs*, query shards evaluated in that many processes.
 
+    With *depth* (trec_eval's ``-M``) only the first *depth* documents of
+    each query count: tie-aware, those of a uniformly random tie-breaking
+    (:func:`tieaware.fast.at_depth`).  With *judged_only* (trec_eval's
+    ``-J``) the documents not judged (not in the qrels, or with a negative
+    label) are removed first, the ties of the rest kept.  trec_eval cuts at
+    M, then removes; so does this.
+
     Beware: the tie-oblivious value depends on docnos, which carry no
     information about relevance; the tie-aware value does not.
     """
     ms = measure_list(measures)
     exact = flag(exact, "exact")
     complete = flag(complete, "complete")
+    depth, judged_only = _options(depth, judged_only)
     if columnar(qrels) or columnar(run):
         # Parquet/Arrow files, polars DataFrames, pyarrow Tables: read as columns (tieaware.io.parquet)
         from tieaware.io.columns import prepare
@@ -281,7 +355,10 @@ def evaluate(
         if tie_break not in TIE_BREAKS:
             raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
         prepared = prepare(table_of(qrels, "qrels"), table_of(run, "run"), trec_order=tie_break is not None)
-        return evaluate_prepared(prepared, ms, layer=layer, exact=exact, tie_break=tie_break, progress=progress, complete=complete)
+        return evaluate_prepared(
+            prepared, ms, layer=layer, exact=exact, tie_break=tie_break, progress=progress, complete=complete,
+            depth=depth, judged_only=judged_only,
+        )
     qrels, run = to_qrels(qrels), to_run(run)
     if tie_break not in TIE_BREAKS:
         raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
@@ -297,18 +374,20 @@ def evaluate(
         # the vectorised float engine (tieaware.runs.engine), per query only for measures it lacks
         from tieaware.io.columns import prepare_dicts
 
-        prepared = prepare_dicts(qrels, run, queries, trec_order=tie_break is not None)
-        per_query = _per_query(prepared, ms, layer=layer, exact=exact, progress=progress, tie_break=tie_break)
+        prepared = prepare_dicts(qrels, run, queries, trec_order=tie_break is not None)  # trec_order: untied, its order
+        per_query = _restricted(prepared, ms, layer, exact, progress, tie_break, depth, judged_only)
     else:
         to_rank = run_ranking if tie_break is None else trec_eval_ranking
         per_query = {}
-        marks = any(m.name in UNJUDGED for m in ms)
+        marks = judged_only or any(m.name in UNJUDGED for m in ms)
         for qid in _progress(queries, progress, tie_break):
             judged = qrels[qid]
             ranking = to_rank(run[qid], _Unjudged(judged) if marks else judged)
             ideal = list(judged.values())
             try:
-                per_query[qid] = {str(m): compute(m, ranking, ideal=ideal, layer=layer, exact=exact) for m in ms}
+                per_query[qid] = {
+                    str(m): _value(m, ranking, ideal, layer, exact, depth, judged_only) for m in ms
+                }
             except TieawareError as exc:
                 raise TieawareError(f"query {qid!r}: {exc}") from None
     skipped_qrels = tuple(sorted((q for q in qrels if q not in run), key=natural_key))
@@ -381,9 +460,13 @@ def _finish(
     exact: bool,
     complete: bool,
 ) -> Evaluation:
-    # -c: every judged query missing from the run adds a 0 to each mean.
-    zeros = [0.0 if not exact else Fraction(0)] * (len(skipped_qrels) if complete else 0)
-    mean = {str(m): exact_mean([per_query[q][str(m)] for q in queries] + zeros) for m in ms}
+    # -c: every judged query missing from the run adds a 0 to each mean (and a query to NumQ).
+    missing = len(skipped_qrels) if complete else 0
+    zero, one = (Fraction(0), Fraction(1)) if exact else (0.0, 1.0)
+    mean = {
+        str(m): aggregate(m, [per_query[q][str(m)] for q in queries] + [one if m.name == "NumQ" else zero] * missing)
+        for m in ms
+    }
     return Evaluation(
         measures=ms,
         queries=queries,
@@ -404,6 +487,8 @@ def evaluate_prepared(
     tie_break: Optional[str] = None,
     progress: bool = False,
     complete: bool = False,
+    depth: Optional[int] = None,
+    judged_only: bool = False,
 ) -> Evaluation:
     """:func:`evaluate` on a run already joined and grouped by :func:`tieaware.io.columns.prepare`.
 
@@ -414,6 +499,7 @@ def evaluate_prepared(
     ms = measure_list(measures)
     exact = flag(exact, "exact")
     complete = flag(complete, "complete")
+    depth, judged_only = _options(depth, judged_only)
     if tie_break not in TIE_BREAKS:
         raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
     _check_layer(layer)
@@ -428,11 +514,135 @@ def evaluate_prepared(
         from tieaware.runs.engine import trec_eval_view
 
         prepared = trec_eval_view(prepared)
-    per_query = _per_query(prepared, ms, layer=layer, exact=exact, progress=progress, tie_break=tie_break)
+    per_query = _restricted(prepared, ms, layer, exact, progress, tie_break, depth, judged_only)
     queries = tuple(sorted(prepared.qids, key=natural_key))
     skipped_run = tuple(sorted(prepared.skipped_run, key=natural_key))
     skipped_qrels = tuple(sorted(prepared.skipped_qrels, key=natural_key))
     return _finish(ms, queries, per_query, skipped_run, skipped_qrels, exact=exact, complete=complete)
+
+
+def _options(depth: object, judged_only: object) -> tuple[Optional[int], bool]:
+    """trec_eval's -M (documents per query, an int >= 0 or None) and -J (a bool), checked."""
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
+        raise bad("depth", depth, "must be an int >= 0 (trec_eval's -M) or None")
+    return depth, flag(judged_only, "judged_only")
+
+
+def _value(
+    m: Measure, ranking: list, ideal: list, layer: str, exact: bool, depth: Optional[int], judged_only: bool
+) -> Exact:
+    """One measure on one query's ranking, after trec_eval's -M (first *depth* documents) and -J (judged only)."""
+    if judged_only:
+        def value(r: list) -> Exact:
+            return compute(m, drop_unjudged(r), ideal=ideal, layer=layer, exact=exact)
+    else:
+        def value(r: list) -> Exact:
+            return compute(m, r, ideal=ideal, layer=layer, exact=exact)
+    if depth is None:
+        return value(ranking)
+    return _layer(layer).at_depth(value, ranking, depth)
+
+
+def _restricted(
+    p: Any, ms: tuple[Measure, ...], layer: str, exact: bool, progress: bool, tie_break: Optional[str],
+    depth: Optional[int], judged_only: bool,
+) -> dict[str, dict[str, Exact]]:
+    """{qid: {measure: value}} after -M and -J: the rows cut and filtered where no tie crosses the cut
+    (then every engine applies), the queries whose cut crosses a tie group one at a time (the mixture)."""
+    if depth is None and not judged_only:
+        return _per_query(p, ms, layer=layer, exact=exact, progress=progress, tie_break=tie_break)
+    cut, mixed = _cut_rows(p, depth, judged_only)
+    per_query = _per_query(cut, ms, layer=layer, exact=exact, progress=progress, tie_break=tie_break) if cut.qids else {}
+    for i in mixed:
+        qid = p.qids[i]
+        ranking, ideal = _query_inputs(p, i)
+        try:
+            per_query[qid] = {str(m): _value(m, ranking, ideal, layer, exact, depth, judged_only) for m in ms}
+        except TieawareError as exc:
+            raise TieawareError(f"query {qid!r}: {exc}") from None
+    return {q: per_query[q] for q in p.qids}
+
+
+def _cut_rows(p: Any, depth: Optional[int], judged_only: bool) -> tuple[Any, list[int]]:
+    """The Prepared rows kept by -M and -J, and the query numbers evaluated one at a time instead.
+
+    A query whose cut at *depth* falls inside a tie group keeps a random
+    part of it (:func:`tieaware.fast.at_depth`), and a query left with no
+    document has nothing for the engines: both go to the one-query path.
+    """
+    from tieaware.io.columns import Prepared
+
+    n = p.rows
+    rows = np.arange(n)
+    starts = p.query_start
+    ends = np.append(starts[1:], n)
+    keep = np.ones(n, dtype=bool)
+    mixed: set[int] = set()
+    if depth is not None:
+        first_after = np.minimum(starts + depth, ends)  # the first row past the cut, per query
+        keep &= rows < np.repeat(first_after, ends - starts)
+        # a cut inside a group: the row at the cut and the one before it share a group
+        group_of = np.searchsorted(p.group_start, rows, side="right") - 1
+        inside = (first_after < ends) & (first_after > starts)
+        at = np.flatnonzero(inside)
+        crossing = at[group_of[first_after[at]] == group_of[first_after[at] - 1]]
+        mixed.update(crossing.tolist())
+    if judged_only:
+        if p.judged is None:
+            raise bad("judged_only", True, "needs to know which documents are judged")
+        judged = p.judged & (np.ones(n, dtype=bool) if p.negative is None else ~p.negative)
+        keep &= judged
+    query_of = np.repeat(np.arange(len(p.qids)), ends - starts)
+    left = np.bincount(query_of[keep], minlength=len(p.qids))
+    mixed.update(np.flatnonzero(left == 0).tolist())
+    if mixed:
+        keep &= ~np.isin(query_of, np.array(sorted(mixed)))
+    kept_queries = [i for i in range(len(p.qids)) if i not in mixed]
+    number = np.full(len(p.qids), -1, dtype=np.int64)
+    number[kept_queries] = np.arange(len(kept_queries))
+    idx = np.flatnonzero(keep)
+    query = number[query_of[idx]]
+    group_of = np.searchsorted(p.group_start, idx, side="right") - 1
+    new_group = np.ones(len(idx), dtype=bool)
+    new_group[1:] = (group_of[1:] != group_of[:-1]) | (query[1:] != query[:-1])
+    jkeep = np.isin(p.judged_query, np.array(kept_queries, dtype=np.int64))
+    cut = Prepared(
+        qids=[p.qids[i] for i in kept_queries],
+        query=query,
+        label=p.label[idx],
+        label_values=p.label_values,
+        group_start=np.flatnonzero(new_group),
+        query_start=np.flatnonzero(np.append(True, query[1:] != query[:-1])) if len(idx) else np.array([], dtype=np.int64),
+        judged_query=number[p.judged_query[jkeep]],
+        judged_label=p.judged_label[jkeep],
+        trec_order=None,
+        skipped_run=p.skipped_run,
+        skipped_qrels=p.skipped_qrels,
+        judged=None if p.judged is None else p.judged[idx],
+        negative=None if p.negative is None else p.negative[idx],
+        judged_negative=None if p.judged_negative is None else p.judged_negative[jkeep],
+    )
+    return cut, sorted(mixed)
+
+
+def _query_inputs(p: Any, i: int) -> tuple[list, list]:
+    """Query number *i*'s tied ranking (None for unjudged, -1 for negative labels) and judged labels."""
+    values = p.label_values
+    lo = int(p.query_start[i])
+    hi = int(p.query_start[i + 1]) if i + 1 < len(p.qids) else p.rows
+    labels = [values[x] for x in p.label[lo:hi].tolist()]
+    if p.judged is not None:
+        seen = p.judged[lo:hi].tolist()
+        neg = [False] * (hi - lo) if p.negative is None else p.negative[lo:hi].tolist()
+        labels = [(_NEGATIVE if n else x) if s else None for x, s, n in zip(labels, seen, neg)]
+    gs = p.group_start
+    bounds = gs[np.searchsorted(gs, lo) : np.searchsorted(gs, hi)].tolist() + [hi]
+    ranking = [labels[a - lo : b - lo] for a, b in zip(bounds, bounds[1:])]
+    j_lo, j_hi = np.searchsorted(p.judged_query, [i, i + 1])
+    ideal = [values[x] for x in p.judged_label[j_lo:j_hi].tolist()]
+    if p.judged_negative is not None:
+        ideal = [_NEGATIVE if n else x for x, n in zip(ideal, p.judged_negative[j_lo:j_hi].tolist())]
+    return ranking, ideal
 
 
 def _per_query(
