@@ -202,3 +202,21 @@ def test_exact_formal_sums_stay_linear():
     import sympy
 
     assert sympy.simplify((span * 2 - 3).resolve() - 2 / sympy.log(3, 2)) == 0
+
+
+def test_array_spans_past_the_first_table():
+    # the array arithmetic's spans come from cached prefix sums (first 2,048 entries); spans ending past
+    # them grow the table. Checked against mpmath at 40 digits.
+    import mpmath
+    import numpy as np
+
+    mpmath.mp.dps = 40
+    try:
+        lo, hi = np.array([0, 100, 4000]), np.array([5000, 6000, 9000])
+        harmonic = [mpmath.harmonic(b) - mpmath.harmonic(a) for a, b in zip(lo.tolist(), hi.tolist())]
+        discount = [mpmath.fsum(1 / mpmath.log(j + 1, 2) for j in range(a + 1, b + 1)) for a, b in zip(lo.tolist(), hi.tolist())]
+    finally:
+        mpmath.mp.dps = 15
+    got_h, got_d = arith.Array().harmonic(lo, hi), arith.Array().discount_span(lo, hi)
+    assert all(abs(float(g) - float(w)) <= 1e-12 * float(w) for g, w in zip(got_h, harmonic))
+    assert all(abs(float(g) - float(w)) <= 1e-12 * float(w) for g, w in zip(got_d, discount))
