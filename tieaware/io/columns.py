@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import IO, Any, Optional
 
@@ -324,6 +324,22 @@ class Prepared:
 
     def group_sizes(self) -> np.ndarray:
         return np.diff(np.append(self.group_start, self.rows))
+
+    def reordered(self, order: np.ndarray, group_start: np.ndarray) -> "Prepared":
+        """The same rows in another order inside their queries (row i of the result is row order[i]), grouped at *group_start*.
+
+        Every per-row array follows *order*; per-query and per-judged-document
+        arrays are kept; trec_eval's order no longer applies and is dropped.
+        """
+        return replace(
+            self,
+            query=self.query[order],
+            label=self.label[order],
+            group_start=group_start,
+            trec_order=None,
+            judged=None if self.judged is None else self.judged[order],
+            negative=None if self.negative is None else self.negative[order],
+        )
 
 
 def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

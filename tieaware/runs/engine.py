@@ -77,23 +77,7 @@ def trec_eval_view(p: Prepared) -> Prepared:
     """
     if p.trec_order is None:
         raise ValueError("the Prepared rows were built without trec_eval's order")
-    order = p.trec_order
-    return Prepared(
-        qids=p.qids,
-        query=p.query[order],
-        label=p.label[order],
-        label_values=p.label_values,
-        group_start=np.arange(p.rows, dtype=np.int64),
-        query_start=p.query_start,
-        judged_query=p.judged_query,
-        judged_label=p.judged_label,
-        trec_order=None,
-        skipped_run=p.skipped_run,
-        skipped_qrels=p.skipped_qrels,
-        judged=None if p.judged is None else p.judged[order],
-        negative=None if p.negative is None else p.negative[order],
-        judged_negative=p.judged_negative,
-    )
+    return p.reordered(p.trec_order, np.arange(p.rows, dtype=np.int64))
 
 
 #: The engine works on slices of about this many rows, so its temporaries stay small (~0.2 GB).

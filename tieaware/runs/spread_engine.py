@@ -120,20 +120,7 @@ def sorted_by_label(p: Prepared, descending: bool) -> Prepared:
     label = p.label[order]
     starts = np.ones(p.rows, dtype=bool)
     starts[1:] = (group[1:] != group[:-1]) | (label[1:] != label[:-1])
-    return Prepared(
-        qids=p.qids,
-        query=p.query[order],
-        label=label,
-        label_values=p.label_values,
-        group_start=np.flatnonzero(starts),
-        query_start=p.query_start,
-        judged_query=p.judged_query,
-        judged_label=p.judged_label,
-        trec_order=None,
-        skipped_run=p.skipped_run,
-        skipped_qrels=p.skipped_qrels,
-        judged=None if p.judged is None else p.judged[order],
-    )
+    return p.reordered(order, np.flatnonzero(starts))
 
 
 def _sorted(p: Prepared, descending: bool, cache: dict) -> Prepared:
