@@ -125,6 +125,24 @@ def test_declared_domains_on_the_command_line(module, capsys):
     assert "scores" in capsys.readouterr().err
 
 
+def test_labels_0_1_on_the_command_line_never_probe_another_label(module, capsys):
+    """Every label the implementation is called with is recorded: with --labels 0,1 only 0 and 1, at the default budget."""
+    (module.parent / "recording.py").write_text(
+        "from tieaware import fast, from_scores\n"
+        "SEEN = set()\n"
+        "def ndcg(scores, labels):\n"
+        "    SEEN.update(labels)\n"
+        "    return fast.ndcg(from_scores(scores, labels), 5, exact=False)\n"
+    )
+    import importlib
+    import sys
+
+    sys.modules.pop("recording", None)
+    assert main(["check", "recording:ndcg", "nDCG@5", "--labels", "0,1"]) == 0
+    assert importlib.import_module("recording").SEEN == {0, 1}
+    capsys.readouterr()
+
+
 def test_spread_on_the_command_line(module, capsys):
     (module.parent / "spreads.py").write_text(
         "from tieaware import fast, from_scores\n"

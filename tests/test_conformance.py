@@ -1,13 +1,34 @@
-"""`tieaware conformance`: the checker against the real libraries installed (small budgets, for CI)."""
+"""`tieaware conformance`: the checker against real libraries, here or in a worker of another Python (small budgets, for CI).
+
+The libraries that need torch, numpy < 2 or pandas < 3 are never installed in CI; their rows in
+docs/conformance.md were made in their own environments (``--python LIBRARY=PYTHON``).  Here the
+worker protocol is tested with this Python, and each library present is checked in process.
+"""
 
 from __future__ import annotations
+
+import json
+import sys
 
 import pytest
 
 from tieaware import TieawareError
-from tieaware.check.cases import float32
-from tieaware.check.conformance import NOT_INSTALLED, PEERS, Peer, _cause, _counterexample, check_peer, markdown, run_all, table
-from tieaware.check.diagnose import TIE_BROKEN_CAUSES
+from tieaware.check.conformance import (
+    CONFORMS,
+    CONFORMS_AS,
+    DIFFERS,
+    ENVIRONMENTS,
+    LIBRARIES,
+    NOT_INSTALLED,
+    PEERS,
+    Peer,
+    _vector,
+    check_peer,
+    markdown,
+    run_all,
+    table,
+    tie_rule,
+)
 from tieaware.cli import main
 
 BUDGET = dict(max_size=3, max_examples=10)
@@ -18,85 +39,50 @@ def _peer(library, call):
     return peer
 
 
-def _row(library, call):
-    return check_peer(_peer(library, call), **BUDGET)
+def _row(library, call, python=None):
+    return check_peer(_peer(library, call), python, **BUDGET)
 
 
-@pytest.mark.peers
-@pytest.mark.parametrize("call", ["ndcg_score(k=5, ignore_ties=False)", "dcg_score(k=5, ignore_ties=False)"])
-def test_sklearn_tie_averaging_conforms(call):
-    pytest.importorskip("sklearn")
-    row = _row("scikit-learn", call)
-    assert row.status == "conforms", table([row])
-    assert row.untied.ok
-    assert row.version
+def _tie_vector(row):
+    [tie] = [f for f in row.result.profile if f.aspect in ("ties", "large groups") and f.severity == "bug"][:1]
+    return _vector(tie.counterexample, row.peer.machine_dependent)
 
 
-@pytest.mark.peers
-@pytest.mark.parametrize("call", ["ndcg_score(k=5, ignore_ties=True)", "dcg_score(k=5, ignore_ties=True)"])
-def test_sklearn_ignoring_ties_breaks_ties_in_a_machine_dependent_order(call):
-    pytest.importorskip("sklearn")
-    row = _row("scikit-learn", call)
-    assert row.status == "differs"
-    assert row.untied.ok
-    # np.argsort is unstable on AVX-512 CPUs: only "tie-broken" holds on every machine,
-    # and the table says nothing more specific.
-    assert row.result.diagnosis.cause in TIE_BROKEN_CAUSES
-    assert _cause(row) == "arbitrary_order" and "depends on the CPU" in _counterexample(row)
+# -- peers written here ------------------------------------------------------------------------------------
 
+RIGHT_AP = """
+from tieaware import fast, from_scores
+def impl(scores, labels):
+    return fast.average_precision(from_scores(scores, labels), exact=False)
+"""
 
-@pytest.mark.peers
-def test_sklearn_average_precision_takes_a_tie_group_as_one_threshold():
-    pytest.importorskip("sklearn")
-    row = _row("scikit-learn", "average_precision_score")
-    assert row.status == "differs"
-    assert row.result.diagnosis.cause == "one_threshold"
-    assert row.untied.ok  # without ties, each document is its own threshold: ordinary AP
-    cex = row.result.counterexample
-    # Two tied documents, one relevant: precision at the threshold is 1/2, the tie-aware AP is 3/4.
-    assert (list(cex.labels), cex.got) == ([0, 1], 0.5)
+STABLE_AP = """
+def impl(scores, labels):
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])   # a stable sort: ties in input order
+    hits, total = 0, 0.0
+    for rank, i in enumerate(order, start=1):
+        if labels[i] >= 1:
+            hits += 1
+            total += hits / rank
+    return total / hits if hits else 0.0
+"""
 
+FLOAT32_AP = """
+import struct
+from tieaware import fast, from_scores
+def impl(scores, labels):
+    value = fast.average_precision(from_scores(scores, labels), exact=False)
+    return struct.unpack("f", struct.pack("f", value))[0]
+"""
 
-@pytest.mark.peers
-@pytest.mark.parametrize("library", ["pytrec_eval", "ir_measures"])
-def test_trec_eval_family_breaks_ties_by_docno(library):
-    pytest.importorskip(library)
-    for peer in [p for p in PEERS if p.library == library]:
-        row = check_peer(peer, **BUDGET)
-        assert row.status == "differs", peer.call
-        assert row.result.diagnosis.cause == "docno", (peer.call, table([row]))
-        # Right on untied rankings (trec_eval's definitions), except that scores are stored in single
-        # precision: distinct doubles float32 cannot tell apart tie, and are then broken by docno.
-        if not row.untied.ok:
-            assert row.untied.diagnosis.cause == "float32_scores", (peer.call, str(row.untied))
-            scores = row.untied.counterexample.case.scores
-            assert len(set(scores)) == len(scores) > len({float32(s) for s in scores}), scores
+SCRAMBLED_AP = """
+from tieaware import fast
+def impl(scores, labels):   # ties broken by a scrambled key, as an unstable sort on another CPU might
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], (i * 7 + len(scores) * 3 + int(labels[i])) % 5, i))
+    return float(fast.average_precision([labels[i] for i in order]))
+"""
 
-
-@pytest.mark.peers
-def test_rbo_package_is_tie_oblivious():
-    pytest.importorskip("rbo")
-    row = _row("rbo", "RankingSimilarity(S, L).rbo_ext(p=0.9)")
-    assert row.status == "differs"
-    assert row.result.diagnosis.cause == "input_order"
-    assert row.untied.ok  # bare RBO_EXT, uneven lengths included, is right
-
-
-@pytest.mark.peers
-@pytest.mark.slow
-def test_ranx_breaks_ties_by_input_order():
-    pytest.importorskip("ranx")  # numba compiles on first use: slow on a fresh install
-    row = _row("ranx", "map")
-    assert row.status == "differs"
-    assert row.result.diagnosis.cause in TIE_BROKEN_CAUSES  # numba's sort order is not promised
-    assert _cause(row) == "arbitrary_order"
-
-
-def _missing():
-    raise ImportError("No module named 'nosuchlib'")
-
-
-MISSING = Peer("nosuchlib", "nosuchlib", "map", "AP", _missing)
+MISSING = Peer("nosuchlib", "nosuchlib", "map", "AP", "import nosuchlib\ndef impl(s, l):\n    return 0.0\n")
 
 
 def test_a_library_that_cannot_be_imported_is_not_installed_never_conforms():
@@ -104,27 +90,147 @@ def test_a_library_that_cannot_be_imported_is_not_installed_never_conforms():
     assert row.status == NOT_INSTALLED and row.result is None
     text = table([row])
     assert "not installed" in text and "conforms" not in text
-    assert "No module named 'nosuchlib'" in text
 
 
-def test_markdown_page_counts_and_tabulates():
-    def right(scores, labels):
-        from tieaware import fast, from_scores
+def test_a_right_implementation_conforms_and_its_rule_is_averaged():
+    row = check_peer(Peer("mine", "mine", "ap", "AP", RIGHT_AP), **BUDGET)
+    assert row.status == CONFORMS and tie_rule(row) == "averaged" and row.result.convention == "AP"
 
-        return fast.average_precision(from_scores(scores, labels), exact=False)
 
-    ok = check_peer(Peer("mine", "mine", "ap", "AP", lambda: right), **BUDGET)
-    page = markdown([ok, check_peer(MISSING, **BUDGET)], **BUDGET)
-    assert "2 calls: 1 conform, 0 differ, 1 not installed." in page
+def test_a_stable_sort_is_named_input_order_with_its_vector():
+    row = check_peer(Peer("mine", "mine", "ap", "AP", STABLE_AP), **BUDGET)
+    assert row.status == DIFFERS and tie_rule(row) == "input_order"
+    assert _tie_vector(row) == "scores [1.0, 1.0], labels [0, 1]: expected 3/4, got 0.5"
+
+
+def test_a_tie_order_no_named_rule_explains_is_arbitrary_and_reported_machine_independently():
+    row = check_peer(Peer("scrambled", "scrambled", "ap", "AP", SCRAMBLED_AP, machine_dependent=True), **BUDGET)
+    assert row.status == DIFFERS and tie_rule(row) == "arbitrary_order"
+    vector = _tie_vector(row)
+    assert "got a tie-broken value" in vector and "got 0." not in vector
+    assert "arbitrary_order" in markdown([row], **BUDGET)
+
+
+def test_the_markdown_page_counts_and_tabulates_and_sums_up_each_library():
+    ok = check_peer(Peer("mine", "mine", "ap", "AP", RIGHT_AP), **BUDGET)
+    stable = check_peer(Peer("mine", "mine", "stable ap", "AP", STABLE_AP), **BUDGET)
+    page = markdown([ok, stable, check_peer(MISSING, **BUDGET)], **BUDGET)
+    assert "3 calls of 1 libraries: 1 conform, 0 conform as another\nconvention, 1 differ, 1 not installed." in page
     rows = [line for line in page.splitlines() if line.startswith("| ")]
     assert rows[0].split("|")[1].strip() == "library"  # a GitHub table: header first
     assert any("mine" in r and "| conforms" in r for r in rows)
     assert any("nosuchlib" in r and "| not installed" in r for r in rows)
+    summary = page[page.index("## Each library") :]
+    assert "### mine" in summary and "`input_order`" in summary and "`averaged`" in summary
 
 
 def test_unknown_library_is_refused():
     with pytest.raises(TieawareError, match=r"library is not one of .*got 'trec_eval'"):
         run_all(libraries=["trec_eval"])
+    with pytest.raises(TieawareError, match=r"pythons must be a library"):
+        run_all(libraries=["TRM"], pythons={"ir_measures/nosuchenv": sys.executable})
+
+
+def test_every_peer_names_a_known_environment_and_every_library_is_listed():
+    assert {p.env for p in PEERS} <= set(ENVIRONMENTS)
+    for library in ("torchmetrics", "trectools", "rank_eval", "RecBole", "recpack", "cornac", "recommenders", "TRM", "ir_measures"):
+        assert library in LIBRARIES
+    assert len(LIBRARIES) >= 12
+    providers = {p.call.split(":")[0] for p in PEERS if p.library == "ir_measures"}
+    assert {"pytrec_eval", "trectools", "msmarco", "cwl_eval", "gdeval", "judged", "ranx"} <= providers
+    assert all(p.env == "torch" for p in PEERS if p.library in ("torchmetrics", "RecBole", "recpack"))
+
+
+# -- the worker: a peer in another Python --------------------------------------------------------------------
+
+
+def test_a_worker_gives_the_same_row_as_this_process():
+    """The worker runs the peer's code in another interpreter (here: this one) and sends floats back exactly."""
+    for code in (STABLE_AP, FLOAT32_AP):
+        peer = Peer("mine", "mine", "ap", "AP", code)
+        here, there = check_peer(peer, **BUDGET), check_peer(peer, sys.executable, **BUDGET)
+        assert there.python == sys.executable
+        assert (here.status, tie_rule(here), str(here.result.precision)) == (there.status, tie_rule(there), str(there.result.precision))
+    assert str(there.result.precision) == "float32" and there.status == CONFORMS
+
+
+def test_a_worker_reports_a_missing_library_and_errors_as_values():
+    assert check_peer(MISSING, sys.executable, **BUDGET).status == NOT_INSTALLED
+    raising = Peer("mine", "mine", "ap", "AP", "def impl(s, l):\n    if len(s) > 1:\n        raise ValueError('one document only')\n    return 1.0\n")
+    row = check_peer(raising, sys.executable, **BUDGET)
+    assert row.status == DIFFERS and any("ValueError: one document only" in (f.counterexample.exception or "") for f in row.result.profile if f.counterexample)
+
+
+def test_a_library_of_several_environments_takes_a_python_per_environment(monkeypatch):
+    import tieaware.check.conformance as conformance
+
+    seen = []
+    monkeypatch.setattr(conformance, "check_peer", lambda peer, python, **kw: seen.append((peer.call, python)))
+    pythons = {"ir_measures": "/a/python", "ir_measures/pandas2": "/b/python"}
+    run_all(libraries=["ir_measures"], pythons=pythons)
+    assert ("ranx: AP", "/b/python") in seen and ("pytrec_eval: AP", "/a/python") in seen
+
+
+def test_cli_python_is_validated(capsys):
+    for item, message in (("TRM", "must be LIBRARY=PYTHON"), ("nosuch=/usr/bin/env", "names no library"), ("TRM=/nonexistent/python", "executable Python")):
+        assert main(["conformance", "--library", "TRM", "--python", item]) == 2
+        assert message in capsys.readouterr().err
+
+
+# -- the libraries installed in CI ----------------------------------------------------------------------------
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize("call", ["ndcg_score(k=5, ignore_ties=False)", "dcg_score(k=5, ignore_ties=False)"])
+def test_sklearn_tie_averaging_conforms(call):
+    pytest.importorskip("sklearn")
+    row = _row("scikit-learn", call)
+    assert row.status == CONFORMS, table([row])
+    assert tie_rule(row) == "averaged" and row.version
+
+
+@pytest.mark.peers
+def test_sklearn_ignoring_ties_breaks_ties_in_a_machine_dependent_order():
+    pytest.importorskip("sklearn")
+    row = _row("scikit-learn", "ndcg_score(k=5, ignore_ties=True)")
+    assert row.status == DIFFERS and row.result.convention == "nDCG@5"
+    # np.argsort is unstable on AVX-512 CPUs: only "arbitrary order" holds on every machine,
+    # and the table says nothing more specific.
+    assert tie_rule(row) == "arbitrary_order" and "depends on the CPU" in _tie_vector(row)
+
+
+@pytest.mark.peers
+def test_sklearn_average_precision_takes_a_tie_group_as_one_threshold():
+    pytest.importorskip("sklearn")
+    row = _row("scikit-learn", "average_precision_score")
+    assert row.status == DIFFERS and tie_rule(row) == "one_threshold"
+    assert row.result.convention == "AP"  # without ties, each document is its own threshold: ordinary AP
+    # Two tied documents, one relevant: precision at the threshold is 1/2, the tie-aware AP is 3/4.
+    assert _tie_vector(row) == "scores [1.0, 1.0], labels [0, 1]: expected 3/4, got 0.5"
+
+
+@pytest.mark.peers
+def test_pytrec_eval_breaks_ties_by_docno_and_is_right_without_ties():
+    pytest.importorskip("pytrec_eval")
+    row = _row("pytrec_eval", "map")
+    assert row.status == DIFFERS and tie_rule(row) == "docno" and row.result.convention == "AP"
+
+
+@pytest.mark.peers
+def test_trm_expected_values_conform_and_its_minimum_divides_by_the_documents_retrieved():
+    pytest.importorskip("trm")
+    assert _row("TRM", "evaluate map@5 .expected").status == CONFORMS
+    low = _row("TRM", "evaluate precision@5 .minimum")
+    assert low.status == CONFORMS_AS and low.result.conforms_as == "P(norm=retrieved)@5"
+    page = markdown([_row("TRM", "evaluate precision@5 .expected"), low], **BUDGET)
+    assert "inconsistent" in page  # P@5's expected value and its minimum are two conventions
+
+
+@pytest.mark.peers
+def test_rbo_package_is_tie_oblivious():
+    pytest.importorskip("rbo")
+    row = _row("rbo", "RankingSimilarity(S, L).rbo_ext(p=0.9)")
+    assert row.status == DIFFERS and tie_rule(row) == "input_order"
 
 
 @pytest.mark.peers
@@ -135,24 +241,9 @@ def test_cli_prints_the_table_and_writes_markdown(tmp_path, capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "ndcg_score(k=5, ignore_ties=False)" in out and "conforms" in out and "differs" in out
-    assert page.read_text().startswith("# Conformance of IR libraries")
-
-
-def _scrambled_ap(scores, labels):
-    """AP after breaking ties by a scrambled key, as an unstable sort on another CPU might: no named rule."""
-    from tieaware import fast
-
-    order = sorted(range(len(scores)), key=lambda i: (-scores[i], (i * 7 + len(scores) * 3 + labels[i]) % 5, i))
-    return float(fast.average_precision([labels[i] for i in order]))
-
-
-def test_a_tie_order_no_named_rule_explains_is_diagnosed_as_arbitrary_and_reported_machine_independently():
-    row = check_peer(Peer("scrambled", "scrambled", "ap", "AP", lambda: _scrambled_ap, machine_dependent=True), **BUDGET)
-    assert row.status == "differs" and row.untied.ok
-    assert row.result.diagnosis.cause == "arbitrary_order"
-    assert _cause(row) == "arbitrary_order"
-    assert "got a tie-broken value" in _counterexample(row) and "got 0." not in _counterexample(row)
-    assert "numpy's default `argsort`, which is not stable" in markdown([row], **BUDGET)
+    text = page.read_text()
+    assert text.startswith("# Conformance of IR libraries")
+    assert "tieaware conformance --library scikit-learn --max-examples 5 --markdown conformance.md" in text
 
 
 @pytest.mark.peers
@@ -183,5 +274,11 @@ def test_sklearn_rows_hold_on_every_cpu_whatever_the_argsort_order(monkeypatch):
         if patched:
             monkeypatch.setattr(np, "argsort", lambda *a, **k: calls.append(1) or other_cpu(*a, **k))
         row = _row("scikit-learn", "ndcg_score(k=5, ignore_ties=True)")
-        rows[patched] = (row.status, _cause(row), _counterexample(row), row.untied.ok)
+        rows[patched] = (row.status, tie_rule(row), _tie_vector(row), row.result.convention)
     assert calls and rows[False] == rows[True]
+
+
+def test_json_floats_round_trip_through_the_worker_protocol():
+    """Floats (float32 values included) cross the pipe unchanged: repr is exact in JSON."""
+    for x in (0.1, 1 / 3, 0.3333333432674408, 5e-324, 1.7976931348623157e308):
+        assert json.loads(json.dumps(x)) == x

@@ -181,10 +181,9 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...], confirm
     # Also after the gap ladder found nothing: a docno tie-break can give the untied value on its
     # pair probes, so the ladder misses a float32 implementation that the probes here confirm.
     if _has_ties(rounded) and rounded != case.scores:
-        if all(abs(x) < 3.4e38 for x in case.scores):  # past float32's range every prediction is inf
-            found = _float32(judge, cases)  # float32 underflow: tiny scores tie
-            if found is not None:
-                return found
+        found = _float32(judge, cases)  # float32 underflow (tiny scores tie) or overflow (huge ones do)
+        if found is not None:
+            return found
     if _assumes_sorted(judge, cases):
         return Diagnosis(
             "assumes_sorted",
@@ -345,23 +344,27 @@ GAPS = tuple(2.0**-e for e in range(1, 53))
 FLOAT32_SPLIT = (1.0 - 2.0**-25 + 2.0**-40, 1.0 - 2.0**-25 - 2.0**-40)
 
 
-def _pair_probe(k: Optional[int], high: float, low: float, labels: tuple[Any, ...]) -> Case:
-    """A relevant document scored *low* handed over before a non-relevant one scored *high*, at rank k."""
+def _pair_probe(k: Optional[int], high: float, low: float, labels: tuple[Any, ...]) -> list[Case]:
+    """A relevant document scored *low* and a non-relevant one scored *high*, at rank k, handed over in
+    both orders (so that any tie-break that puts one of them first shows a tie)."""
     before = max((k or 1) - 1, 0)
     top = max(labels, key=lambda x: label(x))
     scores = tuple(100.0 + before - i for i in range(before))
-    return Case(scores + (low, high), (labels[0],) * before + (top, labels[0]))
+    case = Case(scores + (low, high), (labels[0],) * before + (top, labels[0]))
+    return [case, Case(scores + (high, low), (labels[0],) * before + (labels[0], top))]
 
 
 def _treated_as_tied(judge: Judge, high: float, low: float, labels: tuple[Any, ...]) -> Optional[bool]:
     """Does *impl* give something other than the untied value when *high* and *low* are near?  None: it raised."""
-    case = _pair_probe(judge.oracle.measure.k, high, low, labels)
-    if not judge.admits(case):
-        return None
-    got, exception = judge.run(case)
-    if exception is not None:
-        return None
-    return not judge.close(got, judge.oracle.expected(case))
+    tied = False
+    for case in _pair_probe(judge.oracle.measure.k, high, low, labels):
+        if not judge.admits(case):
+            return None
+        got, exception = judge.run(case)
+        if exception is not None:
+            return None
+        tied = tied or not judge.close(got, judge.oracle.expected(case))
+    return tied
 
 
 def _by_tolerance(judge: Judge, cases: list[Case], labels: tuple[Any, ...]) -> Optional[Diagnosis]:

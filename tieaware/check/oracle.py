@@ -154,5 +154,7 @@ class Oracle:
 
     def in_float32(self, case: Case, tie_break: Optional[str] = None) -> Exact:
         """The value once scores are rounded to float32 (tie-aware when *tie_break* is None)."""
-        rounded = Case(tuple(float32(s) for s in case.scores), case.labels, case.num_rel)
+        # Past float32's range a score becomes ±inf: equal infinities tie, and ±3.5e38 stands for them
+        # (beyond every finite float32, so the order is kept).
+        rounded = Case(tuple(max(-3.5e38, min(3.5e38, float32(s))) for s in case.scores), case.labels, case.num_rel)
         return self.expected(rounded) if tie_break is None else self.broken(rounded, tie_break)

@@ -75,7 +75,14 @@ class SpreadOracle(Oracle):
             from tieaware import fast, reference
 
             sizes = [len(g) for g in ranking if isinstance(g, list)]
-            layer = reference if prod(factorial(n) for n in sizes) <= REFERENCE_ORDERINGS else fast
+            small = prod(factorial(n) for n in sizes) <= REFERENCE_ORDERINGS
+            if not small and m.conventions and self.statistic in ("min", "max"):
+                # fast has no spread for another library's convention; each is monotone in the labels' order,
+                # so its worst (best) is its value on the ordering that puts each group's lowest (highest) labels first.
+                flat = [x for g in ranking for x in (sorted(g, reverse=self.statistic == "max") if isinstance(g, list) else [g])]
+                self._cache[key] = Oracle.value(self, flat, k, num_rel)
+                return self._cache[key]
+            layer = reference if small else fast
             ideal = None if num_rel is None else None
             self._cache[key] = getattr(layer, STATISTICS[self.statistic])(m, ranking, ideal)
         return self._cache[key]

@@ -1,10 +1,14 @@
-"""``tieaware conformance``: do the IR libraries installed here compute tie-aware values?
+"""``tieaware conformance``: do the IR and recommender libraries compute tie-aware values?
 
-Runs :func:`tieaware.check.implementation` on scikit-learn, pytrec_eval,
-ir_measures, ranx and rbo (see :mod:`tieaware.check.conformance`) and prints a
-table of library × measure → conforms / differs / not installed, with the
-smallest counterexample and the diagnosed cause.  ``--markdown FILE`` also
-writes the table as a Markdown page (docs/conformance.md is made this way).
+Runs :func:`tieaware.check.implementation` on each library call of
+:mod:`tieaware.check.conformance` (scikit-learn, pytrec_eval, ir_measures and
+its providers, ranx, rank_eval, trectools, TRM, cornac, rankereval, rectools,
+recommenders, torchmetrics, RecBole, recpack, rbo) and prints a table: the
+verdict, the measure each call computes (its convention), its tie rule, the
+precision of its results and every other finding with its smallest input.
+A library installed in another environment runs there: ``--python
+LIBRARY=PYTHON`` (repeatable).  ``--markdown FILE`` also writes the table as
+a Markdown page (docs/conformance.md is made this way).
 
 Exit status is 0 whatever the verdicts: a tie-oblivious library differing is
 a finding, not an error.
@@ -16,7 +20,7 @@ import argparse
 import os
 from typing import Any
 
-from tieaware.check.conformance import LIBRARIES, markdown, run_all, table
+from tieaware.check.conformance import ENVIRONMENTS, LIBRARIES, markdown, run_all, table
 from tieaware.model.errors import bad
 
 __all__ = ["add_parser", "run"]
@@ -25,15 +29,26 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "conformance",
-        help="check the installed IR libraries (scikit-learn, pytrec_eval, ir_measures, ranx, rbo) against tie-aware values",
-        description="Check the IR libraries installed here against the exact tie-aware values.",
-        epilog="examples:\n  tieaware conformance\n  tieaware conformance --library pytrec_eval --markdown conformance.md\n\nSee docs/conformance.md.",
+        help="check IR and recommender libraries (here or in their own environments) against tie-aware values",
+        description="Check IR and recommender libraries against the exact tie-aware values: verdict, convention, tie rule, precision, findings.",
+        epilog=(
+            "examples:\n  tieaware conformance\n  tieaware conformance --library pytrec_eval --markdown conformance.md\n"
+            "  tieaware conformance --library torchmetrics --python torchmetrics=/envs/torch/bin/python\n\nSee docs/conformance.md."
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--library", action="append", choices=LIBRARIES, help="only this library (repeatable)")
     parser.add_argument("--max-size", type=int, default=4, metavar="N", help="every tie structure up to N documents (default: 4)")
     parser.add_argument("--max-examples", type=int, default=50, metavar="N", help="hypothesis inputs per call (default: 50)")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table as a Markdown page to FILE")
+    parser.add_argument(
+        "--python",
+        action="append",
+        metavar="LIBRARY=PYTHON",
+        help="run LIBRARY's calls in a worker of this Python (its own environment, without tieaware); LIBRARY/ENV for its calls of one "
+        "environment only (e.g. ir_measures/pandas2 for the ranx provider); repeatable",
+    )
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="check N calls at a time, in forked processes (default: 1)")
     parser.set_defaults(run=run)
     return parser
 
@@ -47,13 +62,31 @@ def _writable(path: str) -> None:
         raise bad("--markdown", path, f"must be in an existing directory ({parent!r} does not exist)")
 
 
+def _pythons(items: Any) -> dict[str, str]:
+    out = {}
+    for item in items or []:
+        library, eq, python = item.partition("=")
+        if not eq or not library or not python:
+            raise bad("--python", item, "must be LIBRARY=PYTHON, e.g. torchmetrics=/envs/torch/bin/python")
+        name, _, env = library.partition("/")
+        if name not in LIBRARIES or (env and env not in ENVIRONMENTS):
+            raise bad("--python", item, f"names no library of {list(LIBRARIES)} (or LIBRARY/ENV, ENV one of {list(ENVIRONMENTS)})")
+        if not os.path.isfile(python) or not os.access(python, os.X_OK):
+            raise bad("--python", item, "must name an executable Python")
+        out[library] = python
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     if args.markdown:
         _writable(args.markdown)
-    rows = run_all(libraries=args.library, max_size=args.max_size, max_examples=args.max_examples, progress=True)
+    pythons = _pythons(args.python)
+    if args.jobs < 1:
+        raise bad("--jobs", args.jobs, "must be at least 1")
+    rows = run_all(libraries=args.library, pythons=pythons, max_size=args.max_size, max_examples=args.max_examples, progress=True, jobs=args.jobs)
     text = table(rows)
     if args.markdown:
-        page = markdown(rows, max_size=args.max_size, max_examples=args.max_examples)
+        page = markdown(rows, max_size=args.max_size, max_examples=args.max_examples, command=_command(args))
         tmp = f"{args.markdown}.tmp-{os.getpid()}"
         try:
             with open(tmp, "w", encoding="utf-8") as f:
@@ -65,3 +98,14 @@ def run(args: argparse.Namespace) -> int:
             raise bad("--markdown", args.markdown, f"cannot be written ({exc.strerror or exc})") from None
     print(text)  # after the file: an error leaves no table behind on stdout
     return 0
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command line that made the page, with each --python shown by its library only (paths are local)."""
+    parts = ["tieaware conformance"]
+    parts += [f"--library {name}" for name in args.library or []]
+    parts += [f"--python {item.partition('=')[0]}=PYTHON" for item in args.python or []]
+    if args.max_examples != 50:
+        parts.append(f"--max-examples {args.max_examples}")
+    parts.append(f"--markdown {os.path.basename(args.markdown)}")
+    return " ".join(parts)
