@@ -99,11 +99,15 @@ def stats(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[Sta
 
 
 def sorted_by_label(p: Prepared, descending: bool) -> Prepared:
-    """*p* with every tie group's rows sorted by label, and each run of equal labels a tie group of its own.
+    """*p* with every tie group's rows sorted by label, each row untied: one ordering of the run.
 
     Ascending is the worst ordering of every measure here, descending the
-    best (theorem "extremes"); a run of equal labels has one ordering, so the
-    engine's expected value on the result is that ordering's value.
+    best (theorem "extremes").  Every row is its own group, not each run of
+    equal labels, although such a run has one value whatever its order: the
+    engine then computes the extreme as it computes any untied run, so in
+    float mode an untied run that *is* the extreme ordering gets the same
+    bits (a group's mean gain times its discounts may round otherwise, and a
+    comparison would call a difference of one ulp a win for every ordering).
 
     >>> import io
     >>> from tieaware.io.columns import prepare, read_table
@@ -117,10 +121,7 @@ def sorted_by_label(p: Prepared, descending: bool) -> Prepared:
     group = np.repeat(np.arange(len(sizes)), sizes)
     key = -p.label if descending else p.label  # label numbers are in value order (Prepared.label_values is sorted)
     order = np.lexsort((key, group))
-    label = p.label[order]
-    starts = np.ones(p.rows, dtype=bool)
-    starts[1:] = (group[1:] != group[:-1]) | (label[1:] != label[:-1])
-    return p.reordered(order, np.flatnonzero(starts))
+    return p.reordered(order, np.arange(p.rows))
 
 
 def _sorted(p: Prepared, descending: bool, cache: dict) -> Prepared:
