@@ -62,3 +62,20 @@ def test_cli_compare_jobs_prints_the_same(runs, capsys):
     assert main(argv + ["--jobs", "0"]) != 0
     captured = capsys.readouterr()
     assert captured.out == "" and "error: --jobs must be an int >= 1" in captured.err
+
+
+@pytest.mark.parametrize("command", [["corr", "--spread"], ["corr", "-m", "tauap", "--docs", "union"], ["rbo", "--float"]])
+def test_corr_and_rbo_partitions_and_jobs_change_nothing(runs, capsys, monkeypatch, command):
+    # corr RUN_A RUN_B reads the runs as rbo does (commands.rbo.paired_files); B's queries are scattered
+    from tieaware.cli import main
+    from tieaware.io import stream
+
+    argv = [command[0], str(runs / "a"), str(runs / "b"), *command[1:]]
+    assert main(argv + ["--jobs", "1"]) == 0
+    one = capsys.readouterr().out
+    monkeypatch.setattr(stream, "partition_count", lambda source, rows=0: 3)  # as if the runs were large
+    for jobs in ("1", "2"):
+        assert main(argv + ["--jobs", jobs]) == 0
+        assert capsys.readouterr().out == one, jobs
+    assert main(argv + ["--jobs", "0"]) != 0
+    assert "error: --jobs must be an int >= 1" in capsys.readouterr().err

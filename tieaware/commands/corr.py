@@ -34,7 +34,6 @@ from tieaware.io.systems import read_systems
 from tieaware.model.corr_input import ranking_from_scores
 from tieaware.model.errors import TieawareError, bad
 from tieaware.model.exact import to_decimal, to_exact_string
-from tieaware.io.trec import read_run, tie_groups
 
 __all__ = ["add_parser", "run"]
 
@@ -88,6 +87,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--float", action="store_true", help="float arithmetic instead of exact values")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     parser.add_argument("--digits", type=int, default=4, metavar="N", help="digits after the decimal point (default: 4)")
+    parser.add_argument(
+        "-j", "--jobs", type=int, metavar="N", help="runs: compare the query partitions of large runs in N processes (default: every core)"
+    )
     parser.set_defaults(run=run)
     return parser
 
@@ -154,19 +156,32 @@ def _sqrt(variance: Any) -> Any:
 
 
 def _query_rows(args: argparse.Namespace) -> tuple[list[_Row], list[str]]:
-    run_a, run_b = read_run(args.run_a), read_run(args.run_b)
-    shared = sorted(set(run_a) & set(run_b))
-    if not shared:
+    # both runs read as columns, partitioned by query when large, in --jobs processes (as tieaware rbo reads them)
+    from tieaware.commands.rbo import paired_files
+    from tieaware.runs.stream import check_jobs
+
+    check_jobs(getattr(args, "jobs", None), "--jobs")
+    settings = argparse.Namespace(float=args.float, measure=args.measure, variant=args.variant, spread=args.spread, docs=args.docs)
+    got, only_a, only_b = paired_files(args.run_a, args.run_b, _pair_rows, None, (settings,), getattr(args, "jobs", None))
+    if not got:
         raise bad("RUN_A and RUN_B", [args.run_a, args.run_b], "must share at least one query")
-    rows = []
-    for qid in shared:
-        a, b = tie_groups(run_a[qid]), tie_groups(run_b[qid])
-        x, y = _documents(a, b, args.docs), _documents(b, a, args.docs)
-        rows.append(_compute((qid,), x, y, args))
-    skipped = len(set(run_a) ^ set(run_b))
+    rows = sorted(got, key=lambda row: row.names[0])
+    shared = rows
+    skipped = only_a + only_b
     documents = "the documents both runs retrieved" if args.docs == "common" else "all documents, a run's missing ones tied below its last"
     notes = [f"{len(shared)} shared queries; {skipped} in only one run skipped; over {documents}"]
     return rows, notes
+
+
+def _pair_rows(ranked_a: dict, ranked_b: dict, settings: tuple) -> list[_Row]:
+    """One partition's rows: each shared query's correlation (a worker's part of :func:`_query_rows`)."""
+    (args,) = settings
+    rows = []
+    for qid in ranked_a.keys() & ranked_b.keys():
+        a, b = [list(g) for g in ranked_a[qid]], [list(g) for g in ranked_b[qid]]
+        x, y = _documents(a, b, args.docs), _documents(b, a, args.docs)
+        rows.append(_compute((qid,), x, y, args))
+    return rows
 
 
 def _documents(groups: list[list[str]], other: list[list[str]], docs: str) -> list[Any]:

@@ -21,7 +21,7 @@ import argparse
 import json
 import sys
 from fractions import Fraction
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from tabulate import tabulate
 
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     bounds = BOUNDS if args.bound == "all" else (args.bound,)
     jobs = getattr(args, "jobs", None)
     check_jobs(jobs, "--jobs")
-    rows, only_a, only_b = _compare_files(args.run_a, args.run_b, p, args.variant, args.depth, not args.float, bounds, jobs)
+    rows, only_a, only_b = paired_files(args.run_a, args.run_b, _rbo_rows, args.depth, (p, args.variant, not args.float, bounds), jobs)
     if not rows:
         raise bad("RUN_A and RUN_B", [args.run_a, args.run_b], "must share at least one query")
     rows.sort(key=lambda row: row[0])
@@ -129,18 +129,21 @@ def run(args: argparse.Namespace) -> int:
 # -- reading: both runs as columns, query by query -------------------------------
 
 
-def _compare_files(a: Any, b: Any, p: Fraction, variant: str, depth: Optional[int], exact: bool, bounds: tuple, jobs: Optional[int]) -> tuple[list, int, int]:
-    """(rows of the shared queries, queries only in A, queries only in B).
+def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], depth: Optional[int], settings: tuple, jobs: Optional[int]) -> tuple[list, int, int]:
+    """(``work``'s rows of the shared queries, queries only in A, queries only in B).
 
     Both runs are read as columns (tieaware.io.columns), not line by line;
     runs large enough are first partitioned by query into temporary files
     (tieaware.io.stream), so memory holds one partition of each at a time,
-    and the partitions are compared in --jobs processes.
+    and the partitions are compared in --jobs processes.  *work* (a
+    module-level function, sent to the workers by name) gets the two runs'
+    {qid: tie groups of docnos, best first, cut at *depth*} of one partition
+    and *settings*; ``tieaware rbo`` and ``tieaware corr RUN_A RUN_B`` share this.
     """
     from tieaware.io import stream
 
     count = max(stream.partition_count(a), stream.partition_count(b)) if all(_is_path(x) for x in (a, b)) else 1
-    options = (p, variant, depth, exact, bounds)
+    options = (work, depth, settings)
     if count == 1:
         return _compare_tables(stream.concat(list(stream.blocks(a)) or [_empty(a)]), stream.concat(list(stream.blocks(b)) or [_empty(b)]), options)
     import tempfile
@@ -179,14 +182,20 @@ def _qids(table: Any) -> set:
 def _compare_tables(a: Any, b: Any, options: tuple) -> tuple[list, int, int]:
     from tieaware.io.columns import rank_rows
 
-    p, variant, depth, exact, bounds = options
+    work, depth, settings = options
     ranked_a, ranked_b = _rankings(a, rank_rows(a), depth), _rankings(b, rank_rows(b), depth)
+    rows = work(ranked_a, ranked_b, settings)
+    return rows, len(ranked_a.keys() - ranked_b.keys()), len(ranked_b.keys() - ranked_a.keys())
+
+
+def _rbo_rows(ranked_a: dict, ranked_b: dict, settings: tuple) -> list:
+    p, variant, exact, bounds = settings
     rows = []
     for qid in ranked_a.keys() & ranked_b.keys():
         S, L = ranked_a[qid], ranked_b[qid]
         values = rbo_bounds(S, L, p, variant=variant, exact=exact)
         rows.append((qid, _length(S), _length(L), [getattr(values, bd) for bd in bounds]))
-    return rows, len(ranked_a.keys() - ranked_b.keys()), len(ranked_b.keys() - ranked_a.keys())
+    return rows
 
 
 def _rankings(table: Any, ranked: tuple, depth: Optional[int]) -> dict[str, list[tuple[str, ...]]]:
