@@ -220,3 +220,14 @@ def test_array_spans_past_the_first_table():
     got_h, got_d = arith.Array().harmonic(lo, hi), arith.Array().discount_span(lo, hi)
     assert all(abs(float(g) - float(w)) <= 1e-12 * float(w) for g, w in zip(got_h, harmonic))
     assert all(abs(float(g) - float(w)) <= 1e-12 * float(w) for g, w in zip(got_d, discount))
+
+
+def test_the_namespace_is_chosen_by_every_argument():
+    # an array anywhere makes the kernel array-valued, a sympy value anywhere symbolic, whatever comes first
+    import numpy as np
+    import sympy
+
+    n = sympy.Symbol("n")
+    assert arith.of(0.5, np.zeros(2)) is arith.ARRAY and arith.of(Fraction(1, 2), 0.5, np.zeros(2)) is arith.ARRAY
+    assert arith.of(0.5, n) is arith.SYMBOLIC and arith.of(1, n, 0.5) is arith.SYMBOLIC
+    assert arith.of(1, Fraction(1, 3)) is arith.EXACT and arith.of(Fraction(1, 3), 0.5, 2) is arith.FLOAT
