@@ -140,6 +140,12 @@ def test_cli_jobs_and_stdin_print_the_same(tmp_path):
     assert _cli(*base, "-", "--float", "-q", "--spread", stdin=_scatter(run, 1)) == one.replace(str(tmp_path / "r"), "-")
     trec = _cli(*base, str(tmp_path / "r"), "--format", "trec", "-q", "-c", "--jobs", "2")
     assert trec == _cli(*base, str(tmp_path / "r"), "--format", "trec", "-q", "-c", "--jobs", "1")
+    # a file is streamed; stdin, runid and relstring read the run whole: the same lines
+    assert trec == _cli(*base, "-", "--format", "trec", "-q", "-c", stdin=_scatter(run, 1))
+    for measures in (["-m", "map", "-m", "P.5,10", "-m", "num_rel_ret"], ["-m", "ndcg_cut.10", "-m", "recip_rank", "--tie-break", "none"]):
+        streamed = _cli(*base, str(tmp_path / "r"), "--format", "trec", "-q", "-c", *measures)
+        whole = _cli(*base, str(tmp_path / "r"), "--format", "trec", "-q", "-c", *measures, "-m", "runid")
+        assert streamed == "".join(line for line in whole.splitlines(keepends=True) if not line.startswith("runid")), measures
 
 
 def test_evaluate_jobs_equal_one_process():

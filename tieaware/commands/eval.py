@@ -18,6 +18,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
+from types import SimpleNamespace
 from typing import Any, Iterator, Optional
 
 from tieaware.model.errors import bad
@@ -579,8 +580,12 @@ def _json(r: _Report, per_query: bool) -> str:
 def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tuple, common: dict) -> str:
     """trec_eval's output (tieaware.io.trec_format): one evaluation, tie-aware or in trec_eval's order."""
     zscores = read_zscores(args.zscores) if args.zscores else None  # a bad file stops before any work
-    qrels_table, run_table = _tables(args)
     tie_break = None if args.tie_break == "none" else "trec_eval"
+    if measures and not spec.runid and spec.relstring is None and common.get("depth") is None and not common.get("judged_only"):
+        if args.qrels is not None and args.run_file != "-":
+            # the common case: the run streamed a few whole queries at a time in --jobs processes, as the table is
+            return _trec_eval_layout_streamed(args, measures, common, tie_break, zscores)
+    qrels_table, run_table = _tables(args)
     prepared = prepare(qrels_table, run_table, trec_order=tie_break is not None)  # one order is printed
     _warn_summary_name(prepared.qids, args.per_query)
     if measures:
@@ -608,5 +613,31 @@ def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tu
         digits=args.digits,
         runid=(run_table.run_id or "") if spec.runid else None,
         relstring=relstring,
+        zscores=zscores,
+    )
+
+
+def _trec_eval_layout_streamed(args: argparse.Namespace, measures: tuple, common: dict, tie_break: Optional[str], zscores: Any) -> str:
+    """trec_eval's output from :func:`tieaware.runs.stream.evaluate_files` (bounded memory, --jobs)."""
+    qrels_table = read_table(args.qrels, "qrels", progress=True)
+    options = {k: v for k, v in common.items() if k not in ("depth", "judged_only")}
+    _note_large_exact(args.run_file, options["exact"])
+    result = evaluate_files(qrels_table, args.run_file, measures, tie_break=tie_break, jobs=_jobs(args), **options).tied
+    _warn_summary_name(list(result.queries), args.per_query)
+    from tieaware.io.trec_format import Completeness
+
+    full = completeness(SimpleNamespace(qids=(), skipped_qrels=()), qrels_table)  # the relevant judgements
+    judged = Completeness(judged_queries=len(result.queries) + len(result.skipped_qrels), judged_relevant=full.judged_relevant)
+    return render(
+        measures,
+        result.per_query,
+        judged,
+        show_queries=args.per_query,
+        summary=not args.no_summary,
+        complete=args.complete,
+        level=args.level,
+        digits=args.digits,
+        runid=None,
+        relstring=None,
         zscores=zscores,
     )
