@@ -88,8 +88,9 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "fast/rbo_exact.py": (_RBO, ["RBO scan"]),
     "fast/trec_measures.py": (_TREC + ["tests/test_bad_input.py"], ["Success@k", "Bpref"]),
     "fast/arith.py": (["tests/test_one_formula.py", *_FAST], ["exact arithmetic", "AP harmonic sum", "AP@k", "DCG@k", "nDCG@k", "RBP@k"]),
-    "fast/kernels.py": (["tests/test_one_formula.py", *_FAST], ["exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "first relevant weights", "exact arithmetic", "AP slot", "AP harmonic sum", "AP@k", "RR group", "RR@k", "DCG slot", "DCG@k", "nDCG@k", "P@k", "R@k", "F1@k"]),
-    "fast/measures.py": (["tests/test_one_formula.py", *_FAST], ["P@k", "R@k", "F1@k", "AP@k", "RR@k", "DCG@k", "nDCG@k"]),
+    "fast/kernels.py": (["tests/test_one_formula.py", *_FAST], ["exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "first relevant weights", "exact arithmetic", "AP slot", "AP harmonic sum", "AP@k", "RR group", "RR@k", "DCG slot", "DCG@k", "nDCG@k", "P@k", "R@k", "F1@k",
+                                                         "hits pmf", "Var RBP", "ERR group"]),
+    "fast/measures.py": (["tests/test_one_formula.py", *_FAST], ["P@k", "R@k", "F1@k", "AP@k", "RR@k", "DCG@k", "nDCG@k", "P(norm=retrieved)@k", "AP(norm=capped)@k", "AP(norm=hits)@k"]),
     "fast/rbp.py": (["tests/test_one_formula.py", *_FAST], ["RBP group", "RBP@k"]),
     "fast/err.py": (["tests/test_one_formula.py", *_FAST], ["ERR group"]),
     "tieaware/runs/engine.py": (_ENGINE + ["tests/test_trec_equivalence.py"], []),
@@ -479,10 +480,12 @@ class Worker:
         self.env = _environment(self.into)
         self.tests = tests
         self.fixed_timeout = fixed_timeout
+        self.theorems: Optional[list[str]] = None
 
     def selection(self, file: str) -> tuple[list[str], list[str]]:
         tests, theorems = TARGETS[file]
-        return (self.tests, []) if self.tests else (tests, theorems)
+        chosen = (self.tests, []) if self.tests else (tests, theorems)
+        return chosen if self.theorems is None else (chosen[0], self.theorems)
 
     def baseline(self, files: list[str], timeout: float) -> tuple[str, float, str, dict[str, dict]]:
         """Run the tests of *files* (one selection) with the line tracer, then their theorems: (status, seconds, output, coverage per file)."""
@@ -622,6 +625,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
     parser.add_argument("--only", nargs="+", metavar="ID", help="only the mutants with these ids")
     parser.add_argument("--tests", nargs="+", metavar="TEST", help="run these tests for every mutant instead of TARGETS' selection (no theorems)")
+    parser.add_argument("--theorems", nargs="*", metavar="NAME", help="run these theorems for every mutant instead of TARGETS' (none with no names)")
     parser.add_argument("--jobs", type=int, default=1, help="mutants run in parallel, each job in its own copy of the tree")
     parser.add_argument("--budget", type=float, default=None, metavar="SECONDS", help="start no mutant after this long")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per mutant (default 3x its file's baseline + 30 s)")
@@ -658,6 +662,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="tieaware-mutation-") as base:
         workers = [Worker(Path(base), i, args.tests, args.timeout is not None) for i in range(max(1, min(args.jobs, len(todo) or 1)))]
+        for w in workers:
+            w.theorems = args.theorems
         free = list(workers)
         timeouts: dict[str, float] = {}
         coverage: dict[str, Optional[dict]] = {}
