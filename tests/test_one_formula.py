@@ -231,3 +231,11 @@ def test_the_namespace_is_chosen_by_every_argument():
     assert arith.of(0.5, np.zeros(2)) is arith.ARRAY and arith.of(Fraction(1, 2), 0.5, np.zeros(2)) is arith.ARRAY
     assert arith.of(0.5, n) is arith.SYMBOLIC and arith.of(1, n, 0.5) is arith.SYMBOLIC
     assert arith.of(1, Fraction(1, 3)) is arith.EXACT and arith.of(Fraction(1, 3), 0.5, 2) is arith.FLOAT
+
+
+def test_hits_pmf_is_0_outside_its_support():
+    # more hits than slots, more hits than relevant documents, or too few hits to fill the slots: no placement
+    assert kernels.hits_pmf(2, 1, 2, 4) == 0  # 2 hits in 1 slot
+    assert kernels.hits_pmf(3, 3, 2, 4) == 0  # 3 hits with 2 relevant documents
+    assert kernels.hits_pmf(0, 3, 2, 4) == 0  # 3 of 4 slots, only 2 non-relevant documents
+    assert sum(kernels.hits_pmf(h, 3, 2, 4) for h in range(4)) == 1
