@@ -45,7 +45,7 @@ from tieaware.model.ranking import Ranking, judged_only as drop_unjudged
 from tieaware.io.trec import run_ranking, trec_eval_ranking
 
 __all__ = [
-    "Evaluation", "evaluate", "evaluate_prepared", "compute", "measure_list", "exact_mean", "aggregate", "geometric_mean",
+    "Evaluation", "evaluate", "evaluate_prepared", "compute", "measure_list", "check_arguments", "no_query", "exact_mean", "aggregate", "geometric_mean",
     "LAYERS", "TIE_BREAKS", "GEO_MEAN_FLOOR",
 ]  # fmt: skip
 
@@ -91,6 +91,35 @@ def measure_list(spec: MeasureSpec) -> tuple[Measure, ...]:
     if not parsed:
         raise bad("measures", spec, "names no measure")
     return tuple(dict.fromkeys(parsed))
+
+
+def check_arguments(measures: MeasureSpec, layer: object, exact: object, tie_break: object, complete: object) -> tuple[tuple[Measure, ...], bool, bool]:
+    """The whole-run entry points' common arguments, checked before any work: (measures, exact, complete).
+
+    :func:`evaluate`, :func:`evaluate_prepared` and
+    :func:`tieaware.runs.stream.evaluate` take them alike, so one function
+    checks them, with one message per argument.
+
+    >>> check_arguments("P@1", "fast", True, None, False)
+    ((Measure(name='P', k=1, params=()),), True, False)
+    >>> check_arguments("RBO", "fast", True, None, False)
+    Traceback (most recent call last):
+    tieaware.model.errors.TieawareError: measure cannot be computed on one run ranking (RBO compares two rankings; use `tieaware rbo`), got 'RBO'
+    """
+    ms = measure_list(measures)
+    exact_, complete_ = flag(exact, "exact"), flag(complete, "complete")
+    if tie_break not in TIE_BREAKS:
+        raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
+    _check_layer(layer)  # reject a bad layer before any work (without importing it)
+    for m in ms:
+        if m.name == "RBO":
+            raise bad("measure", str(m), NOT_ON_A_RUN)
+    return ms, exact_, complete_
+
+
+def no_query(run_qids: Iterable[Any], judged: int) -> TieawareError:
+    """The error for a run that shares no query with the qrels: its first query ids (natural order) and the judged count."""
+    return bad("run", sorted(run_qids, key=natural_key)[:5], f"has no query that appears in the qrels ({judged} judged quer{'y' if judged == 1 else 'ies'})")
 
 
 def compute(
@@ -344,32 +373,21 @@ def evaluate(
     Beware: the tie-oblivious value depends on docnos, which carry no
     information about relevance; the tie-aware value does not.
     """
-    ms = measure_list(measures)
-    exact = flag(exact, "exact")
-    complete = flag(complete, "complete")
+    ms, exact, complete = check_arguments(measures, layer, exact, tie_break, complete)
     depth, judged_only = _options(depth, judged_only)
     if columnar(qrels) or columnar(run):
         # Parquet/Arrow files, polars DataFrames, pyarrow Tables: read as columns (tieaware.io.parquet)
         from tieaware.io.columns import prepare
 
-        if tie_break not in TIE_BREAKS:
-            raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
         prepared = prepare(table_of(qrels, "qrels"), table_of(run, "run"), trec_order=tie_break is not None)
         return evaluate_prepared(
             prepared, ms, layer=layer, exact=exact, tie_break=tie_break, progress=progress, complete=complete,
             depth=depth, judged_only=judged_only,
         )
     qrels, run = to_qrels(qrels), to_run(run)
-    if tie_break not in TIE_BREAKS:
-        raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
-    _check_layer(layer)  # reject a bad layer before any work (without importing it)
-    for m in ms:
-        if m.name == "RBO":
-            raise bad("measure", str(m), NOT_ON_A_RUN)
     queries = tuple(sorted((q for q in run if q in qrels), key=natural_key))
     if not queries:
-        judged = f"{len(qrels)} judged quer{'y' if len(qrels) == 1 else 'ies'}"
-        raise bad("run", sorted(run, key=natural_key)[:5], f"has no query that appears in the qrels ({judged})")
+        raise no_query(run, len(qrels))
     if layer == "fast" and not exact:
         # the vectorised float engine (tieaware.runs.engine), per query only for measures it lacks
         from tieaware.io.columns import prepare_dicts
@@ -496,20 +514,10 @@ def evaluate_prepared(
     dicts, and queries are evaluated one at a time (exact mode) or all at
     once (float mode, :mod:`tieaware.runs.engine`).
     """
-    ms = measure_list(measures)
-    exact = flag(exact, "exact")
-    complete = flag(complete, "complete")
+    ms, exact, complete = check_arguments(measures, layer, exact, tie_break, complete)
     depth, judged_only = _options(depth, judged_only)
-    if tie_break not in TIE_BREAKS:
-        raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
-    _check_layer(layer)
-    for m in ms:
-        if m.name == "RBO":
-            raise bad("measure", str(m), NOT_ON_A_RUN)
     if not prepared.qids:
-        run_qids = sorted(prepared.skipped_run, key=natural_key)[:5]
-        n = len(prepared.skipped_qrels)
-        raise bad("run", run_qids, f"has no query that appears in the qrels ({n} judged quer{'y' if n == 1 else 'ies'})")
+        raise no_query(prepared.skipped_run, len(prepared.skipped_qrels))
     if tie_break is not None:
         from tieaware.runs.engine import trec_eval_view
 

@@ -28,11 +28,9 @@ import numpy as np
 
 from tieaware.io import stream
 from tieaware.io.columns import Table, _duplicates, _labels, _query_numbers, prepare
-from tieaware.model.dispatch import NOT_ON_A_RUN
 from tieaware.model.errors import TieawareError, bad
-from tieaware.model.params import flag
 from tieaware.runs import evaluate as _whole
-from tieaware.runs.evaluate import Evaluation, MeasureSpec, measure_list, natural_key
+from tieaware.runs.evaluate import Evaluation, MeasureSpec, check_arguments, measure_list, natural_key, no_query
 from tieaware.runs.parts import Combined, Part, combine, evaluate_part
 
 __all__ = ["evaluate", "compare_runs_files", "default_jobs", "check_jobs", "read_qrels", "QrelsIndex", "evaluate_files", "evaluate_pieces"]
@@ -66,15 +64,7 @@ def evaluate(
     common = dict(layer=layer, exact=exact, tie_break=tie_break, complete=complete)
     if jobs == 1:
         return _whole.evaluate(qrels, run, measures, progress=progress, **common)  # type: ignore[arg-type]
-    ms = measure_list(measures)
-    exact = flag(exact, "exact")
-    complete = flag(complete, "complete")
-    if tie_break not in _whole.TIE_BREAKS:
-        raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
-    _whole._check_layer(layer)
-    for m in ms:
-        if m.name == "RBO":
-            raise bad("measure", str(m), NOT_ON_A_RUN)
+    ms, exact, complete = check_arguments(measures, layer, exact, tie_break, complete)
     from tieaware.io.parquet import is_columnar_path
 
     source = run if is_columnar_path(run) else _whole.table_of(run, "run")
@@ -249,8 +239,7 @@ def evaluate_files(
     judged = [q.decode("utf-8") for q in index.names]
     skipped_qrels = [q for q in judged if q not in seen]
     if not seen:
-        n = len(judged)
-        raise bad("run", sorted(run_only, key=natural_key)[:5], f"has no query that appears in the qrels ({n} judged quer{'y' if n == 1 else 'ies'})")
+        raise no_query(run_only, len(judged))
     return combine(parts, ms, exact=exact, complete=complete, skipped_run=run_only, skipped_qrels=skipped_qrels)
 
 
