@@ -194,3 +194,49 @@ def test_err_with_one_very_long_query_beside_short_ones():
     for m in want.measures:
         got = engine.values(p, m)
         assert np.allclose(got, [to_float(want.per_query[q][str(m)]) for q in p.qids], rtol=0, atol=1e-12), str(m)
+
+
+CONVENTION_MEASURES = (
+    "nDCG(gain=binary,norel=skip)@10 AP(norel=skip,norm=capped)@10 AP(norm=k)@5 AP(norm=capped)@40 "
+    "P(norm=retrieved)@30 nDCG(gain=binary,rel=2)@5 DCG(gain=binary)@10 RR(norel=1)@3 R(norel=nan)@5 "
+    "ERR(norel=skip)@5 nDCG(norel=1) AP(rel=2,norel=skip)"
+)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_engine_evaluates_other_libraries_conventions_as_the_exact_layer(seed):
+    # norm=capped|k|retrieved, gain=binary and norel=1|nan|skip in array form (recommender libraries'
+    # conventions, docs/conventions.md), on every query; a skipped query is None on both paths
+    import math
+
+    qrels_text, run_text = _random_files(seed)
+    qrels, run = parse_qrels(qrels_text.splitlines()), parse_run(run_text.splitlines())
+    try:
+        exact = evaluate(qrels, run, CONVENTION_MEASURES)
+    except Exception:
+        return
+    prepared = prepare(read_table(io.BytesIO(qrels_text.encode()), "qrels"), read_table(io.BytesIO(run_text.encode()), "run"))
+    cache: dict = {}
+    for m in exact.measures:
+        got = engine.values(prepared, m, cache)
+        assert got is not None, m
+        for q, v in zip(prepared.qids, list(got)):
+            want = exact.per_query[q][str(m)]
+            if want is None:
+                assert v is None, (str(m), q)
+            elif m.norel == "nan" and str(want) == "nan":
+                assert math.isnan(v), (str(m), q)
+            else:
+                assert abs(v - to_float(want)) <= 1e-12, (str(m), q, v, want)
+    got = evaluate_prepared(prepared, CONVENTION_MEASURES, exact=False)
+    for m in exact.measures:
+        want_mean = exact.mean[str(m)]
+        if want_mean is None or str(want_mean) == "nan":
+            continue
+        assert got.mean[str(m)] == pytest.approx(to_float(want_mean), abs=1e-12), str(m)
+
+
+def test_engine_leaves_ap_by_hits_and_g_max_per_query():
+    p = prepare_dicts({"q1": {"a": Fraction(1)}}, {"q1": [("a", Fraction(1))]}, ["q1"])
+    assert engine.values(p, parse("AP(norm=hits)@5")) is None
+    assert engine.values(p, parse("ERR(g_max=4)@5")) is None

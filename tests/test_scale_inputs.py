@@ -189,6 +189,27 @@ def test_text_and_integer_columns_are_read_exactly():
     assert ev.per_query["1"]["RR"] == 1
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint32", "uint64"])
+def test_integer_ids_read_as_their_decimal_text(dtype):
+    # integer ids become str(int) in numpy (io.parquet.decimal_text): a short range through a table of
+    # every text, a wide one digit by digit, and the extremes of the dtype
+    pa = pytest.importorskip("pyarrow")
+    from tieaware.io.parquet import decimal_text
+
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(7)
+    for values in (np.arange(max(int(info.min), -300), min(int(info.max), 300) + 1).astype(dtype),
+                   rng.integers(info.min, info.max, size=2000, dtype=dtype, endpoint=True),
+                   np.array([info.min, info.max, 0, 9, 10, 99, 100], dtype=dtype)):
+        want = [str(x).encode() for x in values.tolist()]
+        assert decimal_text(values).tolist() == want
+        table = pa.table({"qid": values, "docno": values, "score": np.zeros(len(values))})
+        from tieaware.io.parquet import table as as_table
+
+        got = as_table(table, "run")
+        assert got.qid.tolist() == want and got.docno.tolist() == want
+
+
 def test_bad_columnar_input(tmp_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq

@@ -191,6 +191,8 @@ def _arrow_ids(column: Any, what: str, name: str, first_row: int) -> np.ndarray:
         column = column.cast(column.type.value_type)
     if pa.types.is_boolean(column.type) or pa.types.is_floating(column.type):
         raise TieawareError(f"{name}: column {what!r} must hold text or integers, got {column.type}")
+    if pa.types.is_integer(column.type):
+        return decimal_text(column.to_numpy())
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
         column = pc.cast(column, pa.large_string())
     if not isinstance(column, pa.ChunkedArray):
@@ -214,6 +216,55 @@ def _arrow_ids(column: Any, what: str, name: str, first_row: int) -> np.ndarray:
         at = int(np.argmax(out == b""))
         raise TieawareError(f"{name}: row {first_row + at}: column {what!r} is empty")
     return out
+
+
+def decimal_text(values: np.ndarray) -> np.ndarray:
+    """Integers as their decimal text (``str(int)``), a fixed-width bytes array, built digit by digit in numpy.
+
+    Several times faster than pyarrow's cast to text and a gather, or numpy's
+    ``astype("S")``, on the integer user and item ids of recommender data.
+
+    >>> decimal_text(np.array([0, 7, -12, 305, -(2**63)])).tolist()
+    [b'0', b'7', b'-12', b'305', b'-9223372036854775808']
+    >>> decimal_text(np.array([2**64 - 1], dtype=np.uint64)).tolist()
+    [b'18446744073709551615']
+    """
+    if not len(values):
+        return np.array([], dtype="S1")
+    top, bottom = int(values.max()), int(values.min())
+    if top >= 2**63 or bottom <= -(2**63):  # beyond int64's negation: Python's str, rarely needed
+        return np.array([str(x).encode() for x in values.tolist()])
+    if top - bottom <= 4 * len(values) + 65536:  # ids in a short range (the usual case): a table of every text
+        return _digits(np.arange(bottom, top + 1, dtype=np.int64), top, bottom)[values.astype(np.int64) - bottom]
+    return _digits(values.astype(np.int64), top, bottom)
+
+
+def _digits(v: np.ndarray, top: int, bottom: int) -> np.ndarray:
+    """:func:`decimal_text` of int64 values between *bottom* and *top*, digit by digit."""
+    negative = v < 0
+    magnitude = np.abs(v)
+    length = np.ones(len(v), dtype=np.int64) + negative
+    power = 10
+    while power <= max(top, -bottom):  # one more digit for each power of ten reached
+        length += magnitude >= power
+        power *= 10
+    width = int(length.max())
+    out = np.zeros((len(v), width), dtype=np.uint8)
+    for size in np.flatnonzero(np.bincount(length)).tolist():  # the rows of each text length, right-aligned in their block
+        rows = np.flatnonzero(length == size) if size != width or int(length.min()) != width else None
+        rest = magnitude if rows is None else magnitude[rows]
+        block = np.empty((len(rest), size), dtype=np.uint8)
+        for place in range(size):
+            quotient = rest // 10
+            block[:, size - 1 - place] = rest - quotient * 10 + 48
+            rest = quotient
+        if rows is None:
+            out[:, :] = block
+        else:
+            out[rows, :size] = block
+    if negative.any():
+        out[negative, 0] = ord("-")  # a negative text's first place held its (zero) leading digit
+    return out.view(f"S{width}").ravel()
 
 
 def _arrow_scores(column: Any, what: str, name: str, first_row: int) -> Optional[np.ndarray]:
@@ -305,6 +356,6 @@ def _numpy_ids(values: np.ndarray, what: str, name: str) -> np.ndarray:
     from tieaware.io.inputs import _id
 
     if values.dtype.kind in "iu":
-        return values.astype(str).astype("S") if len(values) else np.array([], dtype="S1")
+        return decimal_text(values)
     out = [_id(v, f"{name}: row {i + 1}: {what}").encode("utf-8") for i, v in enumerate(values.tolist())]
     return np.array(out, dtype="S") if out else np.array([], dtype="S1")

@@ -21,6 +21,11 @@ fast's exact mode runs on Fractions), whose arithmetic
   then ``ndcg_value``;
 - RBP: ``rbp_group(p, t, last, r, n)``, p defaulting to
   :data:`tieaware.model.names.RBP_P` as everywhere;
+- other libraries' conventions (docs/conventions.md): ``AP(norm=capped|k)``
+  through ``ap_capped_value`` / ``ap_value`` with k, ``P(norm=retrieved)``
+  through ``precision_retrieved_value``, ``gain=binary`` as a gain per label
+  number, and ``norel=1|nan|skip`` for the queries without a relevant
+  document (None for skip, as the per-query path gives);
 - ERR: ``err_stop`` per grade and ``err_slot(R, mean keep, n, t, x)`` per
   member and slot, as fast.err's ``err_group``; the mean over the (x-1)-subsets
   of the other members of Π(1 - R) is computed for arrays here (hypergeometric
@@ -32,7 +37,7 @@ precision, so differences keep ~1e-16 relative accuracy; tests/test_engine.py
 checks every query against the exact layer to 1e-12, and
 tests/test_one_formula.py that a slip in a kernel changes what this engine
 prints.  Measures the engine does not know
-(ERR when a group with relevant members of several grades has over 64 slots
+(``AP(norm=hits)``, ``ERR(g_max=...)``, trec_eval's ``gains``, ERR when a group with relevant members of several grades has over 64 slots
 within the cutoff, and any measure added to :func:`tieaware.runs.evaluate.compute` later)
 return None from :func:`values`, and the caller evaluates them per query.
 
@@ -59,7 +64,7 @@ from tieaware.io.columns import Prepared
 from tieaware.model.params import probability
 from tieaware.model.names import Measure
 
-__all__ = ["SUPPORTED", "EXACT_SUPPORTED", "values", "chunks", "trec_eval_view", "ExactQueries"]
+__all__ = ["SUPPORTED", "CONVENTIONS", "EXACT_SUPPORTED", "values", "chunks", "trec_eval_view", "ExactQueries"]
 
 #: Measures evaluated in array form; any other falls back to the per-query path.
 SUPPORTED = frozenset({"P", "R", "F1", "AP", "RR", "nDCG", "DCG", "RBP", "ERR"})
@@ -211,14 +216,14 @@ def _hits(g: _Groups, k: int, r: np.ndarray) -> np.ndarray:
     return g.sum_per_query(kernels.expected_hits(kernels.within(g.t, g.size, k), r, g.size))
 
 
-def _ap(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
-    """AP: Σ_groups ap_group(t, last, before, r, n) per query, then ap_value (÷ num_rel)."""
+def _ap_total(g: _Groups, k: Optional[int], rel: Fraction) -> tuple[np.ndarray, np.ndarray]:
+    """AP's numerator Σ_groups ap_group(t, last, before, r, n) per query, and num_rel (the divisor ap_value takes)."""
     r, num_rel = g.relevant(rel)
     live = np.flatnonzero(r > 0)
     last = _cut(g, k)
     part = kernels.ap_group(g.t[live], last[live], g.before(r)[live], r[live], g.size[live])
     total = np.bincount(g.query[live], weights=np.asarray(part, dtype=np.float64), minlength=g.nq)
-    return kernels.ap_value(total, num_rel)
+    return total, num_rel
 
 
 def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
@@ -234,8 +239,13 @@ def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
     return out
 
 
-def _gain_sums(g: _Groups, gain: str) -> Optional[np.ndarray]:
-    """Gain per label number, or None when the gain cannot take every label (exp2 on a fraction)."""
+def _gain_sums(g: _Groups, gain: str, rel: Fraction = Fraction(1)) -> Optional[np.ndarray]:
+    """Gain per label number, or None when the gain cannot take every label (exp2 on a fraction).
+
+    ``binary`` (``gain=binary``): 1 for a label >= *rel*, else 0, decided exactly.
+    """
+    if gain == "binary":
+        return np.array([1.0 if x >= rel else 0.0 for x in g.p.label_values])
     if gain == "linear":
         return np.array([float(x) for x in g.p.label_values])
     if any(x.denominator != 1 for x in g.p.label_values):
@@ -414,41 +424,89 @@ def _err_mixed(c: np.ndarray, kp: np.ndarray, st: np.ndarray, n: np.ndarray, t: 
     return total
 
 
+#: Other libraries' conventions (docs/conventions.md) the engine evaluates; ``g_max``, trec_eval's
+#: ``gains`` and ``AP(norm=hits)`` (a random divisor) go per query.
+CONVENTIONS = frozenset({"norm", "gain", "norel"})
+
+
 def values(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[np.ndarray]:
     """Every query's float value of measure *m* (in ``p.qids`` order), or None if the engine cannot.
 
     *cache* (a dict) shares group summaries between measures on the same *p*.
+    With ``norel=skip`` and a query without a relevant document, the array
+    has dtype object and holds None for that query (the per-query path's value).
     """
-    if m.name not in SUPPORTED or m.conventions:  # another library's convention: per query
+    if m.name not in SUPPORTED or any(c not in CONVENTIONS for c in m.conventions):
+        return None
+    if m.name == "AP" and m.norm == "hits":
         return None
     if cache is None:
         cache = {}
     g = cache.get(id(p))
     if g is None:
         g = cache[id(p)] = _Groups(p)
+    out = _values(g, m)
+    if out is None or m.norel == "0":
+        return out
+    return _no_relevant(g, m, np.asarray(out, dtype=np.float64))
+
+
+def _values(g: _Groups, m: Measure) -> Optional[np.ndarray]:
     if m.name in ("P", "R", "F1"):
         r, num_rel = g.relevant(m.rel)
         hits = _hits(g, m.k, r)
         if m.name == "P":
+            if m.norm == "retrieved":
+                return kernels.precision_retrieved_value(hits, m.k, g.length)
             return kernels.precision_value(hits, m.k)
         if m.name == "R":
             return kernels.recall_value(hits, num_rel)
         return kernels.f1_value(hits, m.k, num_rel)
     if m.name == "AP":
-        return _ap(g, m.k, m.rel)
+        total, num_rel = _ap_total(g, m.k, m.rel)
+        if m.norm == "capped":
+            return kernels.ap_capped_value(total, num_rel, m.k)
+        return kernels.ap_value(total, m.k if m.norm == "k" else num_rel)
     if m.name == "RR":
         return _rr(g, m.k, m.rel)
     if m.name == "RBP":
         return _rbp(g, m.k, m.rbp_p, m.rel)
     if m.name == "ERR":
         return _err(g, m.k)
-    gains = _gain_sums(g, m.gain)
+    gains = _gain_sums(g, m.gain, m.rel)
     if gains is None:
         return None
     dcg = _dcg(g, m.k, gains)
     if m.name == "DCG":
         return dcg
     return kernels.ndcg_value(dcg, _ideal(g, m.k, gains))
+
+
+def _no_relevant(g: _Groups, m: Measure, out: np.ndarray) -> np.ndarray:
+    """*out* with ``norel=``'s value (1, NaN or None for skip) for the queries without a relevant document.
+
+    Relevant as :func:`tieaware.model.dispatch.no_relevant` decides it on the
+    query's judged labels: a label >= rel; for nDCG and DCG a positive gain
+    (>= rel with ``gain=binary``); for ERR a positive grade.
+    """
+    values_ = g.p.label_values
+    if m.name in ("nDCG", "DCG") and not m.binary_gain or m.name == "ERR":
+        is_rel = np.array([x > 0 for x in values_], dtype=bool)
+    else:
+        is_rel = np.array([x >= m.rel for x in values_], dtype=bool)
+    judged = g.p.judged_label
+    has = np.zeros(g.nq, dtype=bool)
+    has[g.p.judged_query[is_rel[judged]]] = True
+    none = ~has
+    if not none.any():
+        return out
+    if m.norel == "skip":
+        held = out.astype(object)
+        held[none] = None
+        return held
+    out = out.copy()
+    out[none] = 1.0 if m.norel == "1" else np.nan
+    return out
 
 
 # -- exact mode: the fast layer's closed forms on group summaries read from the arrays ---------
