@@ -32,7 +32,6 @@ from typing import Any, NamedTuple, Optional, Union
 
 from tieaware.model.params import flag, probability
 from tieaware.model.rbo_input import BOUNDS, Groups, RBOBounds, bound_name, rbo_pair, variant_name
-from tieaware.fast.rbo_exact import RootSum, to_value
 from tieaware.fast import rbo_kernels as K  # looked up when called: the kernels tieaware prove proves
 from tieaware.fast.rbo_kernels import DepthTerms, RootTerm, Span, Tail
 
@@ -231,6 +230,8 @@ def _exact(terms: _Terms, p: Fraction, only: Optional[str]) -> RBOBounds:
     # for RBO^b, thousands of square roots that an EXT caller never reads.
     # With all four asked, RES is MAX - MIN of the exact sums (the same number
     # as summing RES's own terms, a quarter of the work saved).
+    from tieaware.fast.rbo_exact import RootSum, to_value  # sympy: imported by exact mode only
+
     weight = (1 - p) / p
     sums: dict[str, tuple[dict[int, Fraction], Fraction]] = {}
     for bound in (only,) if only else ("min", "max", "ext"):

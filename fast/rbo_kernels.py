@@ -40,6 +40,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple, Union
 
+from tieaware.fast.arith import ARRAY, of
+
 __all__ = [
     "ratio",
     "crossing_contribution",
@@ -180,8 +182,19 @@ def unseen_max(k: int, active: int, crossing: int, c_L: Num) -> Num:
     >>> unseen_max(3, 1, 4, F(3, 4))
     Fraction(5, 2)
     """
-    from_active = min(k, active)
-    return from_active + min(k - from_active, crossing) * c_L
+    low = _elementwise_min(k, active, crossing, c_L)
+    from_active = low(k, active)
+    return from_active + low(k - from_active, crossing) * c_L
+
+
+def _elementwise_min(*args: Num) -> Callable[[Num, Num], Num]:
+    """Python's min, or element by element when an argument is a numpy array (the array engine's ARRAY namespace).
+
+    Python's min stays for numbers and symbols: the proofs need its
+    comparison decided by their cases, not a formal sympy Min.
+    """
+    namespace = of(*args)
+    return namespace.minimum if namespace is ARRAY else min
 
 
 def unseen_mean(active: int, crossing: int, c_L: Num) -> Num:

@@ -203,10 +203,14 @@ def _np_bool() -> type:
     return np.bool_ if np is not None else type(None)
 
 
+#: Below this size str() converts an int (computed once: 10**4000 costs ~50 µs, per printed value).
+_STR_LIMIT = 10**4000
+
+
 def _int_text(n: int) -> str:
     # str() refuses ints of more than 4,300 digits (sys.get_int_max_str_digits);
     # Decimal converts without that limit, and exactly.
-    return str(n) if -(10**4000) < n < 10**4000 else str(Decimal(n))
+    return str(n) if -_STR_LIMIT < n < _STR_LIMIT else str(Decimal(n))
 
 
 def _symbolic_to_fraction(expr: Any, digits: int) -> Fraction:
