@@ -27,7 +27,6 @@ from tabulate import tabulate
 
 from tieaware.model.errors import bad
 from tieaware.model.exact import to_decimal, to_exact_string
-from tieaware.fast.rank_biased_overlap import rbo_bounds
 from tieaware.model.params import probability
 from tieaware.model.rbo_input import BOUNDS, VARIANTS
 from tieaware.runs.stream import check_jobs
@@ -109,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
     bounds = BOUNDS if args.bound == "all" else (args.bound,)
     jobs = getattr(args, "jobs", None)
     check_jobs(jobs, "--jobs")
-    rows, only_a, only_b = paired_files(args.run_a, args.run_b, _rbo_rows, args.depth, (p, args.variant, not args.float, bounds), jobs)
+    work = _rbo_array_rows if args.float else _rbo_rows  # float: every query at once, through the array engine
+    rows, only_a, only_b = paired_files(args.run_a, args.run_b, work, args.depth, (p, args.variant, not args.float, bounds), jobs)
     if not rows:
         raise bad("RUN_A and RUN_B", [args.run_a, args.run_b], "must share at least one query")
     rows.sort(key=lambda row: row[0])
@@ -183,12 +183,19 @@ def _compare_tables(a: Any, b: Any, options: tuple) -> tuple[list, int, int]:
     from tieaware.io.columns import rank_rows
 
     work, depth, settings = options
+    if work is _rbo_array_rows:
+        got = _rbo_array_rows(a, b, depth, settings)
+        if got is not None:
+            return got
+        work = _rbo_rows  # two docnos of one run share a 64-bit key: query by query
     ranked_a, ranked_b = _rankings(a, rank_rows(a), depth), _rankings(b, rank_rows(b), depth)
     rows = work(ranked_a, ranked_b, settings)
     return rows, len(ranked_a.keys() - ranked_b.keys()), len(ranked_b.keys() - ranked_a.keys())
 
 
 def _rbo_rows(ranked_a: dict, ranked_b: dict, settings: tuple) -> list:
+    from tieaware.fast.rank_biased_overlap import rbo_bounds
+
     p, variant, exact, bounds = settings
     rows = []
     for qid in ranked_a.keys() & ranked_b.keys():
@@ -196,6 +203,21 @@ def _rbo_rows(ranked_a: dict, ranked_b: dict, settings: tuple) -> list:
         values = rbo_bounds(S, L, p, variant=variant, exact=exact)
         rows.append((qid, _length(S), _length(L), [getattr(values, bd) for bd in bounds]))
     return rows
+
+
+def _rbo_array_rows(a: Any, b: Any, depth: Optional[int], settings: tuple) -> Optional[tuple[list, int, int]]:
+    """:func:`_rbo_rows` in float for every shared query at once (tieaware.runs.rbo_engine); None on a hash collision."""
+    from tieaware.runs import rbo_engine
+
+    p, variant, _, bounds = settings
+    paired = rbo_engine.pairs_from_tables(a, b, depth)
+    if paired is None:
+        return None
+    qids, len_a, len_b, pairs, only_a, only_b = paired
+    values = rbo_engine.rbo_pairs(pairs, p, variant=variant, bounds=bounds)
+    columns = [values[bd].tolist() for bd in bounds]
+    rows = [(qid, a_, b_, [column[i] for column in columns]) for i, (qid, a_, b_) in enumerate(zip(qids, len_a.tolist(), len_b.tolist()))]
+    return rows, only_a, only_b
 
 
 def _rankings(table: Any, ranked: tuple, depth: Optional[int]) -> dict[str, list[tuple[str, ...]]]:

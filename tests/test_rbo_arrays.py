@@ -1,0 +1,165 @@
+"""The array engine of ``tieaware rbo --float`` (tieaware.runs.rbo_engine) equals fast's float mode, query by query.
+
+The engine evaluates fast's RBO kernels on arrays of every depth of many
+queries at once and sums the series as fast's float mode does, so its values
+are compared with ``==``, not a tolerance: for every variant (w, a, b, and
+the expectation over tie-breakings) and every bound (MIN, MAX, EXT, RES), on
+hypothesis' tied ranking pairs and on random tied TREC runs (--depth, queries
+in one run only, either run the shorter), whatever the partitions and jobs.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tieaware.fast import rbo_bounds, rbo_expected_bounds
+from tieaware.fast import rbo_kernels as K
+from tieaware.model.rbo_input import BOUNDS
+from tieaware.runs.rbo_engine import rbo_many
+from tieaware.strategies import rbo_pairs
+
+VARIANTS = ("w", "a", "b", "expected")
+P = ("0.9", "0.5", "0.99", "1/3")
+
+
+def _fast(S, L, p, variant):
+    if variant == "expected":
+        return rbo_expected_bounds(S, L, p, exact=False)
+    return rbo_bounds(S, L, p, variant=variant, exact=False)
+
+
+def _engine(pairs, p, variant, bounds=BOUNDS):
+    if variant == "expected":
+        return rbo_many(pairs, p, bounds=bounds, expected=True)
+    return rbo_many(pairs, p, variant=variant, bounds=bounds)
+
+
+@settings(max_examples=25)
+@given(st.lists(rbo_pairs(max_items=10, max_orderings=10**9), min_size=1, max_size=6), st.sampled_from(P))
+def test_the_array_engine_equals_fast_float_on_every_pair(pairs, p):
+    for variant in VARIANTS:
+        got = _engine(pairs, p, variant)
+        for i, (S, L) in enumerate(pairs):
+            want = _fast(S, L, p, variant)
+            assert [float(got[b][i]) for b in BOUNDS] == list(want), (variant, S, L)
+
+
+def test_long_rankings_and_batches_change_nothing(monkeypatch):
+    # Long rankings: p^d underflowing (p = 0.1), long direct tails (p = 0.999), spans past l, batches of a few queries.
+    from tieaware.runs import rbo_engine
+
+    rng = random.Random(7)
+    pool = [f"d{i}" for i in range(400)]
+    pairs = [(_ranking(rng, rng.sample(pool, rng.randint(1, 300))), _ranking(rng, rng.sample(pool, rng.randint(1, 300)))) for _ in range(12)]
+    for p in ("0.1", "0.999"):
+        for variant in VARIANTS:
+            whole = _engine(pairs, p, variant)
+            monkeypatch.setattr(rbo_engine, "BATCH_DEPTHS", 500)
+            batched = _engine(pairs, p, variant)
+            monkeypatch.undo()
+            for i, (S, L) in enumerate(pairs):
+                want = list(_fast(S, L, p, variant))
+                assert [float(whole[b][i]) for b in BOUNDS] == want == [float(batched[b][i]) for b in BOUNDS], (p, variant, i)
+
+
+def _ranking(rng, items):
+    out, i = [], 0
+    while i < len(items):
+        k = rng.choice((1, 1, 2, 3, 7))
+        out.append(tuple(items[i : i + k]))
+        i += k
+    return out
+
+
+def _scaled(name, factor):
+    real = getattr(K, name)
+
+    def wrong(*args):
+        got = real(*args)
+        if isinstance(got, K.DepthTerms):
+            return got._replace(max=tuple((c * factor, r) for c, r in got.max))
+        return (got[0] * factor, got[1]) if isinstance(got, tuple) else got * factor
+
+    return wrong
+
+
+def _shifted_tails(bound, l, s, x_l, a_s):
+    return tuple(piece._replace(start=piece.start - 1) if isinstance(piece, K.Tail) else piece for piece in REAL_THIRD(bound, l, s, x_l, a_s))
+
+
+REAL_THIRD = K.third_section
+SLIPS = [
+    ("seen_agreement", _scaled("seen_agreement", 0.9)),
+    ("unseen_terms", _scaled("unseen_terms", 0.99)),
+    ("unseen_max", _scaled("unseen_max", 0.5)),
+    ("measurable_squares", _scaled("measurable_squares", 1.5)),
+    ("third_section", _shifted_tails),
+]
+
+
+@pytest.mark.parametrize("kernel, wrong", SLIPS, ids=[s[0] for s in SLIPS])
+def test_the_engine_calls_fasts_kernels(monkeypatch, kernel, wrong):
+    # A slip in one of fast's kernels changes the engine's values: it evaluates them, it has no formulas of its own.
+    S, L = ["a", ("b", "c"), "d"], ["c", "a", ("y", "b", "z", "w"), "e", ("x", "d")]
+    pairs = [(S, L), (L, S)]
+    right = {v: _engine(pairs, "0.8", v) for v in VARIANTS}
+    monkeypatch.setattr(K, kernel, wrong)
+    assert any((_engine(pairs, "0.8", v)[b] != right[v][b]).any() for v in VARIANTS for b in BOUNDS)
+
+
+# -- whole runs: tieaware rbo --float against the query-by-query path ------------------------
+
+
+def _run_text(rng, queries, docs):
+    lines = []
+    for q in queries:
+        n = rng.randint(1, docs)
+        levels = rng.choice((2, 4, 30))
+        for rank, d in enumerate(rng.sample(range(docs + 5), n), start=1):
+            lines.append(f"q{q} Q0 doc{d} {rank} {rng.randrange(levels) / 2} r\n")
+    rng.shuffle(lines)  # queries not contiguous: they are partitioned through temporary files
+    return "".join(lines)
+
+
+@pytest.fixture
+def runs(tmp_path):
+    rng = random.Random(11)
+    a = tmp_path / "a"
+    b = tmp_path / "b"
+    a.write_text(_run_text(rng, range(0, 14), 25))
+    b.write_text(_run_text(rng, range(2, 16), 25))
+    return str(a), str(b)
+
+
+@pytest.mark.parametrize("variant", ["w", "a", "b"])
+def test_rbo_float_arrays_equal_the_query_by_query_path(runs, variant, monkeypatch):
+    from tieaware.commands import rbo as command
+    from tieaware.io import stream
+
+    settings_ = ("0.9", variant, False, BOUNDS)
+    for depth, ways in ((None, ((1, 1), (3, 2))), (1, ((1, 1),)), (6, ((3, 1),))):
+        want = command.paired_files(*runs, command._rbo_rows, depth, settings_, 1)
+        want[0].sort(key=lambda row: row[0])
+        assert want[1] == 2 and want[2] == 2 and len(want[0]) == 12
+        for count, jobs in ways:
+            monkeypatch.setattr(stream, "partition_count", lambda source, rows=0, count=count: count)
+            got = command.paired_files(*runs, command._rbo_array_rows, depth, settings_, jobs)
+            got[0].sort(key=lambda row: row[0])
+            assert got == want, (depth, count, jobs)
+
+
+def test_a_hash_collision_falls_back_to_the_query_by_query_path(runs, monkeypatch):
+    import numpy as np
+
+    from tieaware.commands import rbo as command
+    from tieaware.io import columns
+
+    settings_ = ("0.5", "a", False, ("ext",))
+    want = command.paired_files(*runs, command._rbo_rows, None, settings_, 1)
+    monkeypatch.setattr(columns, "_hash", lambda strings, width: np.zeros(len(strings), dtype=np.uint64))
+    got = command.paired_files(*runs, command._rbo_array_rows, None, settings_, 1)
+    assert sorted(got[0]) == sorted(want[0]) and got[1:] == want[1:]
