@@ -215,3 +215,29 @@ def test_conventions_have_no_closed_form_spread_and_say_so():
     with pytest.raises(TieawareError, match="reference"):
         fast.worst("AP(norm=capped)@2", [[1, 0], 1])
     assert reference.worst("AP(norm=capped)@2", [[1, 0], 1]) == Fraction(1, 2) * Fraction(1, 2)
+
+
+def test_recommenders_ndcg_and_map_at_k_on_untied_input():
+    # Microsoft recommenders 1.2.1, python_evaluation.ndcg_at_k / map_at_k (defaults: binary relevance,
+    # AP divided by min(R, k), users without a rated item dropped), run on this fixture:
+    #   k=5: 0.41044043825416265 0.3013888888888889;  k=3: 0.3333333333333333 0.2407407407407407.
+    # recommenders breaks ties by input order; the predictions here are distinct, so its values are
+    # the tie-aware ones (user 4 has no rating: not evaluated on either side).
+    import pandas as pd
+
+    qrels = pd.DataFrame({"query_id": ["1", "1", "1", "2", "3", "3", "3", "3"],
+                          "doc_id": ["2", "5", "7", "1", "3", "4", "8", "9"],
+                          "relevance": [5, 1, 3, 2, 4, 4, 1, 5]})
+    scores = {"1": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2], "2": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+              "3": [0.35, 0.15, 0.95, 0.55, 0.25, 0.75, 0.45, 0.65], "4": [0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01, 0.0]}
+    run = pd.DataFrame([(u, str(i + 1), s) for u, ss in scores.items() for i, s in enumerate(ss)],
+                       columns=["query_id", "doc_id", "score"])
+    for k, ndcg, map_ in ((5, 0.41044043825416265, 0.3013888888888889), (3, 0.3333333333333333, 0.2407407407407407)):
+        measures = f"nDCG(gain=binary,norel=skip)@{k} AP(norel=skip,norm=capped)@{k}"
+        for exact in (True, False):
+            got = evaluate(qrels, run, measures, exact=exact)
+            assert got.queries == ("1", "2", "3")
+            values = [float(sympy.N(v, 30)) if exact else v for v in got.mean.values()]
+            assert values == pytest.approx([ndcg, map_], abs=1e-15), (k, exact)
+    # k=3 by hand: AP = (1/2 / 3 + 0 + (1 + 2/3) / 3) / 3 = 13/54
+    assert evaluate(qrels, run, "AP(norel=skip,norm=capped)@3").mean["AP(norel=skip,norm=capped)@3"] == Fraction(13, 54)

@@ -26,7 +26,7 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["write_heavy", "recommender", "matrix", "matrix_fixture", "peer_python"]
+__all__ = ["RECOMMENDER_MEASURES", "write_heavy", "recommender", "matrix", "matrix_fixture", "peer_python"]
 
 #: Seeds of the generated data (numpy's PCG64): the same files and arrays on every machine.
 SEED_BIG = 108
@@ -95,50 +95,72 @@ def fixture(users, items, seed):
     return true, pred
 """
 
+#: What recommenders 1.2.1's ``ndcg_at_k`` and ``map_at_k`` compute (docs/conventions.md, Conventions of
+#: other libraries): binary gain (every rated row relevant), AP divided by min(R, k), users without a
+#: rated item left out of the mean.
+RECOMMENDER_MEASURES = "nDCG(gain=binary,norel=skip)@10 AP(norel=skip,norm=capped)@10"
+
 _RECOMMENDER_TIEAWARE = _RECOMMENDER_DATA + """
 import json, sys, time
 import tieaware
+MEASURES = sys.argv[4]
 true, pred = fixture(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))
-start = time.perf_counter()
+if sys.argv[5] == "untied":
+    # recommenders' tie rule made explicit: its stable sort on [userID, prediction] keeps the input
+    # order (item id ascending) among equal predictions; the same order as distinct scores
+    pred["prediction"] = pred["prediction"] - pred["itemID"] / (int(sys.argv[2]) + 1)
+start, cpu = time.perf_counter(), time.process_time()
 qrels = true.rename(columns={"userID": "query_id", "itemID": "doc_id", "rating": "relevance"})
 run = pred.rename(columns={"userID": "query_id", "itemID": "doc_id", "prediction": "score"})
 import pyarrow as pa
-ev = tieaware.evaluate(pa.Table.from_pandas(qrels), pa.Table.from_pandas(run), "nDCG@10 AP@10", exact=False)
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "ndcg": ev.mean["nDCG@10"], "map": ev.mean["AP@10"]}))
+ev = tieaware.evaluate(pa.Table.from_pandas(qrels), pa.Table.from_pandas(run), MEASURES, exact=False)
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+ndcg, ap = (ev.mean[str(m)] for m in ev.measures)
+print(json.dumps({"seconds": seconds, "cpu": cpu, "ndcg": ndcg, "map": ap}))
 """
 
 _RECOMMENDER_PEER = _RECOMMENDER_DATA + """
 import json, sys, time
 from recommenders.evaluation.python_evaluation import map_at_k, ndcg_at_k
 true, pred = fixture(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 ndcg = ndcg_at_k(true, pred, k=10)
 map_ = map_at_k(true, pred, k=10)
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "ndcg": ndcg, "map": map_}))
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+print(json.dumps({"seconds": seconds, "cpu": cpu, "ndcg": ndcg, "map": map_}))
 """
 
 
 def recommender(quick: bool) -> list[list[str]]:
-    """Rows: tieaware and recommenders on the recommender fixture (nDCG@10 and MAP@10), seconds in-process."""
+    """Rows: tieaware and recommenders on the recommender fixture, the same measures, seconds (wall and CPU) in-process.
+
+    tieaware asks for :data:`RECOMMENDER_MEASURES`, what recommenders'
+    ``ndcg_at_k`` and ``map_at_k`` compute; recommenders breaks ties by input
+    order (item id ascending), tieaware averages over them, so the values
+    agree only on untied input: the last row evaluates the fixture with the
+    ties broken as recommenders breaks them (predictions made distinct in
+    that order), and its values equal recommenders'.
+    """
     users, items = (200, 100) if quick else (5000, 1000)
     args = (str(users), str(items), str(SEED_RECOMMENDER))
     rows = []
-    ours = _in_process(sys.executable, _RECOMMENDER_TIEAWARE, *args)
+    ours = _in_process(sys.executable, _RECOMMENDER_TIEAWARE, *args, RECOMMENDER_MEASURES, "tied")
     rows.append(_row("tieaware.evaluate (pyarrow Tables, tie-aware)", ours))
     peer = peer_python("TIEAWARE_RECOMMENDERS_PYTHON", "recommenders")
     theirs = _in_process(peer, _RECOMMENDER_PEER, *args) if peer else {"error": "not installed"}
-    rows.append(_row("recommenders python_evaluation (tie-oblivious)", theirs))
+    rows.append(_row("recommenders python_evaluation (ties by item id)", theirs))
     if "seconds" in ours and "seconds" in theirs:
-        rows.append(["tieaware ÷ recommenders", f"{ours['seconds'] / theirs['seconds']:.3f}", "", "", "target <= 0.1"])
+        rows.append(["tieaware ÷ recommenders", f"{ours['seconds'] / theirs['seconds']:.3f}",
+                     f"{ours['cpu'] / theirs['cpu']:.3f}", "", "", "target <= 0.1"])
+    untied = _in_process(sys.executable, _RECOMMENDER_TIEAWARE, *args, RECOMMENDER_MEASURES, "untied")
+    rows.append(_row("tieaware, ties broken by item id (untied)", untied))
     return rows
 
 
 def _row(name: str, got: dict) -> list[str]:
     if "seconds" not in got:
-        return [name, "-", "-", "-", got.get("error", "")]
-    return [name, f"{got['seconds']:.2f}", f"{got['ndcg']:.4f}", f"{got['map']:.4f}", ""]
+        return [name, "-", "-", "-", "-", got.get("error", "")]
+    return [name, f"{got['seconds']:.2f}", f"{got['cpu']:.2f}", f"{got['ndcg']:.6f}", f"{got['map']:.6f}", ""]
 
 
 # -- the score matrix ----------------------------------------------------------------

@@ -364,8 +364,9 @@ def run(quick: bool = False) -> str:
         parts += ["", f"### exact, all measures, through the CLI ({5 if quick else 50} × 1,000 heavy ties; target < 5 s)"]
         parts.append(f"tieaware eval (exact, 10 measures incl. full nDCG and ERR@20): {t.seconds:.2f} s wall, {t.cpu:.2f} s CPU, {t.peak_mb:.0f} MB {t.note}")
     users, items = (200, 100) if quick else (5000, 1000)
-    parts += ["", f"### recommender data: {users:,} users × {items:,} items, integer predictions 1–5, a tenth rated 1–5 (seconds in-process)"]
-    parts.append(tabulate(peers.recommender(quick), headers=["tool", "seconds", "nDCG@10", "MAP@10", "note"], disable_numparse=True))
+    parts += ["", f"### recommender data: {users:,} users × {items:,} items, integer predictions 1–5, a tenth rated 1–5 (seconds in-process)",
+              f"tieaware: {peers.RECOMMENDER_MEASURES} (recommenders' ndcg_at_k and map_at_k: binary gain, AP ÷ min(R, k))"]
+    parts.append(tabulate(peers.recommender(quick), headers=["tool", "wall (s)", "CPU (s)", "nDCG@10", "MAP@10", "note"], disable_numparse=True))
     rows_, cols = (200, 100) if quick else (10000, 1000)
     parts += ["", f"### score matrix: {rows_:,} × {cols:,} float32, scores rounded to 1/64 (seconds in-process; target ≤ 1 s)"]
     parts.append(tabulate(peers.matrix(quick), headers=["tool", "seconds", "nDCG@10", "RR@10", "R@100", "note"], disable_numparse=True))
