@@ -142,7 +142,8 @@ def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], dept
     """
     from tieaware.io import stream
 
-    count = max(stream.partition_count(a), stream.partition_count(b)) if all(_is_path(x) for x in (a, b)) else 1
+    # partitions of about a million rows: their arrays (tens of MB) are reused from the heap, not mapped afresh each time
+    count = max(stream.partition_count(a, stream.PIECE_ROWS), stream.partition_count(b, stream.PIECE_ROWS)) if all(_is_path(x) for x in (a, b)) else 1
     options = (work, depth, settings)
     if count == 1:
         return _compare_tables(stream.concat(list(stream.blocks(a)) or [_empty(a)]), stream.concat(list(stream.blocks(b)) or [_empty(b)]), options)

@@ -679,12 +679,13 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
     )
 
 
-def rank_rows(run: Table) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+def rank_rows(run: Table, docno_hash: Optional[np.ndarray] = None) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """A run's rows ranked per query without qrels (for RBO): (qids, row order, query starts, group starts).
 
     The order sorts rows by query (first appearance), then score descending;
     groups are runs of equal **exact** scores, as :func:`prepare` finds them.
     A docno given twice for one query is refused, naming both lines.
+    *docno_hash*: the rows' docnos hashed by :func:`_hash` (at any one width), when the caller has them.
 
     >>> import io
     >>> t = read_table(io.BytesIO(b"q1 Q0 a 1 1 r\\nq1 Q0 b 2 2.0 r\\nq1 Q0 c 3 2 r\\n"), "run")
@@ -693,7 +694,7 @@ def rank_rows(run: Table) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray
     ([b'b', b'c', b'a'], [0, 2])
     """
     names, query = _query_numbers(run.qid)
-    _duplicates(run, query, "duplicate docno {docno!r} for query {qid!r}")
+    _duplicates(run, query, "duplicate docno {docno!r} for query {qid!r}", docno_hash)
     score, text_id, text_values = _scores(run)
     order = _query_score_order(query, score, text_id, text_values)
     query, score, text_id, source = query[order], score[order], text_id[order], order.copy()

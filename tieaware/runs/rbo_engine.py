@@ -186,7 +186,7 @@ def _batch(pairs: Pairs, q0: int, q1: int, s_off_all: np.ndarray, l_off_all: np.
     l_crossing = running(base + np.maximum(tL, bS), base + bL)
     both_crossing = running(base + np.maximum(tS, tL), base + np.minimum(bS, bL))
     unique = ~pairs.l_shared[l_lo:l_hi]
-    group = np.cumsum(np.concatenate(([True], (t_L[1:] != t_L[:-1]) | (np.diff(q_of_depth) != 0)))) - 1
+    group = np.cumsum(d == t_L) - 1  # a group starts at its top rank
     unique_in_group = np.bincount(group, weights=unique, minlength=int(group[-1]) + 1).astype(np.int64)[group]
     unique_rows = np.flatnonzero(unique)
     q_unique = q_of_depth[unique_rows]
@@ -286,22 +286,28 @@ def pairs_from_tables(a: Any, b: Any, depth: Optional[int] = None) -> Optional[t
     """
     from tieaware.io.columns import _hash, _key, rank_rows
 
-    sides = [_ranked(t, rank_rows(t), depth) for t in (a, b)]
+    width = max(a.docno.dtype.itemsize, b.docno.dtype.itemsize)  # one width: equal docnos hash alike in both runs
+    hashes = [_hash(t.docno, width) for t in (a, b)]
+    sides = [_ranked(t, rank_rows(t, h), depth, h) for t, h in zip((a, b), hashes)]
+    del hashes
     names = [side[0] for side in sides]
     common = set(names[0]) & set(names[1])
     qids = [q for q in names[0] if q in common]
     number = {q: i for i, q in enumerate(qids)}
     only_a, only_b = len(names[0]) - len(qids), len(names[1]) - len(qids)
     picked = []
-    for (qnames, query, top, bottom, docno) in sides:
+    for qnames, query, top, bottom, docno, docno_hash in sides:
         to_common = np.array([number.get(q, -1) for q in qnames], dtype=np.int64)
         cq = to_common[query] if len(query) else np.zeros(0, dtype=np.int64)
-        rows = np.flatnonzero(cq >= 0)
-        rows = rows[np.argsort(cq[rows], kind="stable")]  # common query order, rank order inside
-        picked.append((cq[rows], top[rows], bottom[rows], docno[rows]))
-    (qa, ta, ba, da), (qb, tb, bb, db) = picked
-    width = max(da.dtype.itemsize, db.dtype.itemsize)
-    ka, kb = _key(qa, _hash(da, width)), _key(qb, _hash(db, width))
+        columns = (cq, top, bottom, docno, docno_hash)
+        if len(qnames) != len(qids) or (len(cq) > 1 and (cq[1:] < cq[:-1]).any()):
+            rows = np.flatnonzero(cq >= 0)
+            rows = rows[np.argsort(cq[rows], kind="stable")]  # common query order, rank order inside
+            columns = tuple(c[rows] for c in columns)
+        picked.append(columns)
+    (qa, ta, ba, da, ha), (qb, tb, bb, db, hb) = picked
+    ka, kb = _key(qa, ha), _key(qb, hb)
+    del ha, hb
     order_b = np.argsort(kb, kind="stable")
     sorted_b = kb[order_b]
     if len(sorted_b) and (sorted_b[1:] == sorted_b[:-1]).any():
@@ -343,8 +349,8 @@ def pairs_from_tables(a: Any, b: Any, depth: Optional[int] = None) -> Optional[t
     return qids, len_a, len_b, pairs, only_a, only_b
 
 
-def _ranked(table: Any, ranked: tuple, depth: Optional[int]) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(qids, query number, group top, group bottom, docno) of every row in rank order, cut at *depth*."""
+def _ranked(table: Any, ranked: tuple, depth: Optional[int], docno_hash: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(qids, query number, group top, group bottom, docno, docno hash) of every row in rank order, cut at *depth*."""
     qids, order, query_start, group_start = ranked
     n = len(order)
     query = np.zeros(n, dtype=np.int64)
@@ -357,8 +363,8 @@ def _ranked(table: Any, ranked: tuple, depth: Optional[int]) -> tuple[list[str],
     first = query_start[query] if n else np.zeros(0, dtype=np.int64)
     top = group_start[group] - first + 1
     bottom = group_end[group] - first
-    docno = table.docno[order]
+    docno, docno_hash = table.docno[order], docno_hash[order]
     if depth is not None:
         keep = np.flatnonzero(top <= depth)
-        query, top, bottom, docno = query[keep], top[keep], bottom[keep], docno[keep]
-    return qids, query, top, bottom, docno
+        query, top, bottom, docno, docno_hash = query[keep], top[keep], bottom[keep], docno[keep], docno_hash[keep]
+    return qids, query, top, bottom, docno, docno_hash
