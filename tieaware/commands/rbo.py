@@ -153,8 +153,8 @@ def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], dept
 
     jobs = check_jobs(jobs)
     with tempfile.TemporaryDirectory(prefix="tieaware-rbo-") as tmp:
-        pairs = list(zip(stream.write_partitions(a, "run", count, tmp, "a"), stream.write_partitions(b, "run", count, tmp, "b")))
         if jobs == 1:
+            pairs = list(zip(stream.write_partitions(a, "run", count, tmp, "a"), stream.write_partitions(b, "run", count, tmp, "b")))
             results = [_compare_partition(pair, options) for pair in pairs]
         else:
             import multiprocessing
@@ -162,6 +162,9 @@ def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], dept
 
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
             with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
+                # both runs are read and partitioned at once; A's error, if any, is the one raised, as with --jobs 1
+                written = [pool.submit(stream.write_partitions, source, "run", count, tmp, prefix) for source, prefix in ((a, "a"), (b, "b"))]
+                pairs = list(zip(*(w.result() for w in written)))
                 results = list(pool.map(_compare_partition, pairs, [options] * len(pairs)))
     rows = [row for got in results for row in got[0]]
     return rows, sum(got[1] for got in results), sum(got[2] for got in results)
