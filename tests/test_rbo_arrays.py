@@ -163,3 +163,18 @@ def test_a_hash_collision_falls_back_to_the_query_by_query_path(runs, monkeypatc
     monkeypatch.setattr(columns, "_hash", lambda strings, width: np.zeros(len(strings), dtype=np.uint64))
     got = command.paired_files(*runs, command._rbo_array_rows, None, settings_, 1)
     assert sorted(got[0]) == sorted(want[0]) and got[1:] == want[1:]
+
+
+def test_the_table_is_tabulates_simple_table():
+    # rbo prints its table without tabulate when every cell is ASCII: the same text, faster
+    from tabulate import tabulate
+
+    from tieaware.commands.rbo import _simple_table
+
+    rng = random.Random(5)
+    for _ in range(300):
+        ncol = rng.randint(1, 7)
+        headers = ["".join(rng.choice("ab|^ xyz") for _ in range(rng.randint(1, 12))).strip() or "h" for _ in range(ncol)]
+        body = [["".join(rng.choice("0123456789.q-") for _ in range(rng.randint(0, 15))) for _ in range(ncol)] for _ in range(rng.randint(0, 5))]
+        want = tabulate(body, headers=headers, disable_numparse=True, colalign=("left",) + ("right",) * (ncol - 1))
+        assert _simple_table(headers, body) == want, (headers, body)

@@ -282,9 +282,32 @@ def _table(args: argparse.Namespace, p: Fraction, bounds: tuple[str, ...], rows:
     lines = [
         f"RBO^{args.variant} between {args.run_a} and {args.run_b}: p = {to_exact_string(p)}{depth}, {mode}",
         f"{len(rows)} shared queries; {skipped} in only one run skipped",
-        tabulate(body, headers=headers, disable_numparse=True, colalign=("left",) + ("right",) * (len(headers) - 1)),
+        _simple_table(headers, body),
     ]
     return "\n".join(lines)
+
+
+def _simple_table(headers: list[str], body: list[list[str]]) -> str:
+    """tabulate's "simple" table of text cells, the first column left-aligned, the others right-aligned.
+
+    Built directly when every cell is ASCII text (tabulate takes about 0.1 ms a row, a second
+    on 10,000 queries); tabulate itself otherwise, which measures wide characters.
+
+    >>> print(_simple_table(["qid", "v"], [["q1", "0.5"], ["mean", ""]]))
+    qid      v
+    -----  ---
+    q1     0.5
+    mean
+    """
+    align = ("left",) + ("right",) * (len(headers) - 1)
+    if not body or not all(isinstance(c, str) and c.isascii() and c == c.strip() for row in [headers, *body] for c in row):
+        return tabulate(body, headers=headers, disable_numparse=True, colalign=align)
+    widths = [max([len(h) + 2] + [len(row[i]) for row in body]) for i, h in enumerate(headers)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return "\n".join([line(headers), "  ".join("-" * w for w in widths)] + [line(row) for row in body])
 
 
 def _json(args: argparse.Namespace, p: Fraction, bounds: tuple[str, ...], rows: list[Any], means: list[Any], skipped: int) -> str:
