@@ -8,15 +8,18 @@ factorises (docs/disagreement.md has the derivation):
   ordering, so it is a constant S per group;
 - inside a group of n starting after rank t, a member e sits at slot x with
   probability 1/n, and then the x-1 members above it are a uniformly random
-  (x-1)-subset of the others, so E[Π (1 - R)] over them is
-  e_{x-1}(q_others) / C(n-1, x-1), with e_m the elementary symmetric
-  polynomial of the others' q = 1 - R.
+  (x-1)-subset of the others, so E[Π (1 - R)] over them is M_{x-1}, the
+  mean over the (x-1)-subsets of the others' q = 1 - R
+  (e_{x-1}(q_others) / C(n-1, x-1), e_m the elementary symmetric
+  polynomial), folded one member at a time by
+  :func:`tieaware.fast.kernels.subset_mean_step` (:func:`subset_means`).
 
-So a group contributes S · Σ_e Σ_{x <= slots} err_slot(R_e, e_{x-1}(q_others(e))/C(n-1, x-1), n, t, x),
+So a group contributes S · Σ_e Σ_{x <= slots} err_slot(R_e, M_{x-1}(q_others(e)), n, t, x),
 with :func:`tieaware.fast.kernels.err_slot` = R·(mean keep)/(n·(t + x)) and R
 from :func:`tieaware.fast.kernels.err_stop`, and passes on S · Π_e q_e.  The
-float engine (:mod:`tieaware.runs.engine`) and the spread's dynamic programme
-call the same two kernels.
+float engine (:mod:`tieaware.runs.engine`) calls the same three kernels, on
+every group at once; the spread's dynamic programme calls ``err_stop`` and
+``err_term``.
 """
 
 from __future__ import annotations
@@ -31,55 +34,54 @@ from tieaware.model.exact import Exact
 from tieaware.model.params import cutoff, flag, grade_ceiling
 from tieaware.model.ranking import Groups, Ranking, flatten, groups
 
-__all__ = ["err", "elementary_symmetric", "subset_weights", "err_group"]
+__all__ = ["err", "subset_means", "err_group"]
 
 
-def elementary_symmetric(values: Sequence[Any], top: int, one: Any = 1) -> list:
-    """[e_0, ..., e_top] of *values*: the coefficients of Π (1 + v·z), by the O(n·top) recursion.
+def subset_means(keeps: Sequence[Any], top: int, plain: int = 0, number: Callable[[int], Any] = Fraction) -> list:
+    """[M_0, ..., M_top]: M_m the mean of Π keep over the m-subsets of *plain* members of keep 1 and *keeps*.
 
-    >>> elementary_symmetric([Fraction(1, 2), Fraction(1, 3)], 2)
-    [1, Fraction(5, 6), Fraction(1, 6)]
+    The fold of :func:`tieaware.fast.kernels.subset_mean_step` over the
+    members, from the plain ones' means (1 up to *plain*, then 0: no such
+    subsets).  M_m = e_m(keeps, 1, ..., 1)/C(plain + len(keeps), m), e_m the
+    elementary symmetric polynomial (theorem "ERR subset mean").
+
+    >>> subset_means([Fraction(1, 2), Fraction(1, 3)], 2)
+    [Fraction(1, 1), Fraction(5, 12), Fraction(1, 6)]
+    >>> subset_means([Fraction(1, 2)], 2, plain=1)    # {1/2, 1}: pairs 1/2, singles (1/2 + 1)/2
+    [Fraction(1, 1), Fraction(3, 4), Fraction(1, 2)]
     """
-    e = [one] + [0 * one] * top
-    for v in values:
-        for m in range(top, 0, -1):
-            e[m] = e[m] + v * e[m - 1]
-    return e
-
-
-def subset_weights(n: int, slots: int, number: Callable[[int], Any] = Fraction) -> list:
-    """1/C(n-1, x-1) for x = 1..slots: turns e_{x-1} of a member's n - 1 others into their mean over (x-1)-subsets.
-
-    >>> subset_weights(3, 3)
-    [Fraction(1, 1), Fraction(1, 2), Fraction(1, 1)]
-    """
-    w = [number(1)]
-    for x in range(1, slots):
-        w.append(w[-1] * x / (n - x))
-    return w
+    one, zero = number(1), number(0)
+    means = [one if m <= plain else zero for m in range(top + 1)]
+    size = plain
+    for keep in keeps:
+        for m in range(min(top, size + 1), 0, -1):  # downwards: M_{m-1} is still the smaller set's
+            means[m] = kernels.subset_mean_step(means[m], means[m - 1], keep, size, m)
+        size += 1
+    return means
 
 
 def err_group(t: int, stops: Sequence[Any], slots: int, number: Callable[[int], Any] = Fraction) -> Any:
     """Expected Σ_{x<=slots} R_{t+x}/(t+x)·Π_{earlier in group}(1-R) for one group, survival S = 1.
 
     *stops* are the members' R values.  Members with equal R share one
-    "others" polynomial, so the work is O(distinct R · n²).
+    "others" fold, so the work is O(distinct R · relevant members · slots);
+    members with R = 0 (keep 1) cost nothing.
 
     >>> err_group(0, [Fraction(1, 2), Fraction(0)], 2)    # (1/2)·(1/2·1 + 1/2·1/2)
     Fraction(3, 8)
     """
     n = len(stops)
-    w = subset_weights(n, slots, number)
     total = number(0)
     for stop, count in Counter(stops).items():
         if not stop:
             continue
         others = list(stops)
         others.remove(stop)
-        e = elementary_symmetric([1 - s for s in others], slots - 1, number(1))
+        keeps = [1 - s for s in others if s != 0]
+        means = subset_means(keeps, slots - 1, len(others) - len(keeps), number)
         inner = number(0)
         for x in range(1, slots + 1):
-            inner += kernels.err_slot(stop, e[x - 1] * w[x - 1], n, t, x)
+            inner += kernels.err_slot(stop, means[x - 1], n, t, x)
         total += count * inner
     return total
 

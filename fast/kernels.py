@@ -14,7 +14,9 @@ they call them (``kernels.ap_group(...)``), so there is one object of each.
 Per group: :func:`within` (slots within the cutoff), :func:`expected_hits`,
 :func:`ap_group` (AP's harmonic-sum form), :func:`rr_group` (the
 first-relevant recursion), :func:`dcg_group` (mean gain × discount span),
-:func:`rbp_group`, ERR's :func:`err_stop` and :func:`err_slot`.  Per query,
+:func:`rbp_group`, ERR's :func:`err_stop`, :func:`err_term`, :func:`err_slot` and
+:func:`subset_mean_step` (the mean survival over a member's fellow group
+members, folded one member at a time).  Per query,
 the final combinations: :func:`precision_value`,
 :func:`recall_value`, :func:`f1_value`, :func:`ap_value`, :func:`ndcg_value`.
 
@@ -48,6 +50,8 @@ __all__ = [
     "rbp_weight_squares",
     "err_stop",
     "err_slot",
+    "err_term",
+    "subset_mean_step",
     "precision_value",
     "recall_value",
     "f1_value",
@@ -294,7 +298,46 @@ def err_slot(stop: Num, mean_keep: Num, n: Num, t: Num, x: Num) -> Num:
     >>> err_slot(F(1, 2), F(1, 2), 2, 0, 2)    # R = 1/2 at rank 2 of 2, the other member kept half the time
     Fraction(1, 16)
     """
-    return stop * mean_keep / n / (t + x)  # 1/(t + x) a factor of its own, as theorem 'ERR group' reads it
+    return err_term(stop, mean_keep, t + x) / n
+
+
+def err_term(stop: Num, keep: Num, rank: Num) -> Num:
+    """Chapelle's ERR term of one ordering at *rank*: stop·keep/rank, *keep* = Π (1 - R) over the ranks above.
+
+    The definition's summand; :func:`err_slot` is its mean over a group's
+    orderings, and the spread's dynamic programme adds it up ordering by
+    ordering (:mod:`tieaware.fast.tie_spread`).
+
+    >>> from fractions import Fraction as F
+    >>> err_term(F(1, 2), F(1, 2), 2)    # R = 1/2 at rank 2, the user still there half the time
+    Fraction(1, 8)
+    """
+    return stop * keep / rank  # 1/rank a factor of its own, as theorem 'ERR group' reads it
+
+
+def subset_mean_step(here: Num, below: Num, keep: Num, size: Num, m: Num) -> Num:
+    """The mean of Π keep over the m-subsets of a set, one member more: ((size + 1 - m)·here + m·keep·below)/(size + 1).
+
+    *here* and *below* are the means over the m- and (m-1)-subsets of the
+    set's first *size* members (0 where there are no such subsets, m > size);
+    *keep* is the new member's.  An m-subset of the size + 1 members leaves
+    the new one out (C(size, m) of them) or holds it (C(size, m - 1)), so
+    C(size + 1, m)·M'_m = C(size, m)·M_m + keep·C(size, m - 1)·M_{m-1}: the
+    identity theorem "ERR subset mean" proves for symbolic size and m.
+    Folded over a member's fellow group members from the empty set's
+    (1, 0, 0, ...), it gives the mean of Π (1 - R) over the (x - 1)-subsets
+    that :func:`err_slot` needs (:func:`tieaware.fast.err.subset_means`, and
+    every group at once in :mod:`tieaware.runs.engine`).  The weights are
+    non-negative and sum to 1, so in floats each step is a convex
+    combination: no cancellation, however large the group (no binomial
+    coefficient is formed).  A member with keep 1 (a non-relevant one)
+    leaves 1 where it was and adds a 1 at m = size + 1.
+
+    >>> from fractions import Fraction as F
+    >>> subset_mean_step(F(1, 2), 1, F(1, 3), 1, 1)    # {1/2} then 1/3: the 1-subsets' mean (1/2 + 1/3)/2
+    Fraction(5, 12)
+    """
+    return ((size + 1 - m) * here + m * keep * below) / (size + 1)
 
 
 # -- the per-query combinations -------------------------------------------------------

@@ -14,9 +14,9 @@ from tieaware.proofs.theorem import GENERAL, THEOREMS, ProofFailure, Result, The
 from tieaware.proofs import lemmas, arithmetic, precision, average_precision, reciprocal_rank, dcg, rbo, success, bpref, variance, extremes, correlation, conventions  # noqa: E402,F401  isort:skip
 from tieaware.proofs import trec_eval_families  # noqa: E402,F401  isort:skip
 from tieaware.proofs.rbp import RBP_GROUP  # noqa: E402  isort:skip
-from tieaware.proofs.err import ERR_GROUP  # noqa: E402  isort:skip
+from tieaware.proofs.err import ERR_GROUP, ERR_SUBSET_MEAN  # noqa: E402  isort:skip
 
-for _t in (RBP_GROUP, ERR_GROUP):
+for _t in (RBP_GROUP, ERR_SUBSET_MEAN, ERR_GROUP):
     THEOREMS[_t.name] = _t
 
 __all__ = ["Theorem", "Result", "ProofFailure", "THEOREMS", "GENERAL", "bounded", "prove_all"]

@@ -1,5 +1,14 @@
 """E[ERR@k]: fast's per-group kernel equals the expectation over every ordering of the group.
 
+Theorem "ERR subset mean" (general) proves the kernel behind every engine's
+ERR inside a tie group: :func:`tieaware.fast.kernels.subset_mean_step`
+takes the mean of Π keep over the m-subsets of a set to the mean over the
+m-subsets of the set and one member more.  By induction on the members
+(from the empty set, whose one subset is empty: means 1, 0, 0, ...), its
+fold is the mean over subsets of any set, for symbolic size and m; that
+fold is what fast.err (:func:`tieaware.fast.err.subset_means`) and the
+float engine run.  Theorem "ERR group" then composes it.
+
 Within ERR@k = Σ_i (1/i)·R_i·Π_{j<i}(1 - R_j), the survival product over whole
 earlier groups is the same in every ordering (a product does not depend on
 the order of its factors), so each tie group contributes that constant times
@@ -31,18 +40,19 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Optional
 
 import sympy
-from sympy import Eq, Symbol
+from sympy import Eq, Symbol, binomial
 
 from tieaware.fast import err as fast_err  # the function fast.err (the package exports it)
-from tieaware.fast.err import err_group
+from tieaware.fast import kernels
+from tieaware.fast.err import err_group, subset_means
 from tieaware.model.structures import all_tied_rankings
 from tieaware.reference import err as reference_err
-from tieaware.proofs.theorem import ProofFailure, Tex, Theorem, bounded
+from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, Theorem, bounded, same
 
-__all__ = ["ERR_GROUP", "ERR_MEMBERS", "ERR_DOCUMENTS", "expected_err_group", "prove_err_group"]
+__all__ = ["ERR_SUBSET_MEAN", "ERR_GROUP", "ERR_MEMBERS", "ERR_DOCUMENTS", "expected_err_group", "prove_subset_mean", "prove_err_group"]
 
 #: err_group is checked for every group of up to this many members.
 ERR_MEMBERS = 4
@@ -92,6 +102,62 @@ def _partitions(n: int) -> list[tuple[int, ...]]:
     for _ in range(n):
         out = [s + (b,) for s in out for b in range((max(s) + 2) if s else 1)]
     return out
+
+
+# -- the subset mean: one member more ------------------------------------------------
+
+N = Symbol("N", integer=True, nonnegative=True)  # the set's size before the step
+m = Symbol("m", integer=True, positive=True)
+M_m, M_below, q = sympy.symbols("M_m M_{m-1} q")
+#: The fold is also run on symbolic keeps for every set of up to this many members (the loop, not the step).
+SUBSET_MEMBERS = 4
+
+
+def prove_subset_mean(step: Optional[Callable[..., Any]] = None, means: Optional[Callable[..., Any]] = None) -> str:
+    step = step or kernels.subset_mean_step
+    means = means or subset_means
+    # The m-subsets of the set and a new member of keep q: C(N, m) leave it out, C(N, m-1) hold it.
+    def derived(mm: Any) -> Any:
+        return (binomial(N, mm) * M_m + q * binomial(N, mm - 1) * M_below) / binomial(N + 1, mm)
+
+    same(derived(m), step(M_m, M_below, q, N, m), "mean over the m-subsets of N + 1 members, 1 <= m <= N")
+    same(derived(N + 1), step(M_m, M_below, q, N, N + 1), "the one (N+1)-subset: all the members")  # C(N, N+1) = 0
+    same(M_m, step(M_m, M_below, q, N, 0), "the empty subset")
+    same(0, step(0, 0, q, N, m + N + 1), "no subsets past the set's size (0 stays 0)")
+    same(1, step(1, 1, 1, N, m), "a member of keep 1 leaves the plain members' means 1")
+    same(1, step(0, 1, 1, N, N + 1), "a member of keep 1 adds a 1 at m = N + 1")
+    # The fold (fast.err.subset_means): from the plain members' means, one step per member, m downwards.
+    keeps = sympy.symbols(f"q_1:{SUBSET_MEMBERS + 1}")
+    checked = 0
+    for size in range(SUBSET_MEMBERS + 1):
+        for plain in range(3):
+            members = (sympy.Integer(1),) * plain + keeps[:size]
+            got = means(list(keeps[:size]), plain + size + 1, plain, sympy.Integer)
+            for mm in range(plain + size + 2):
+                subsets = list(itertools.combinations(members, mm))
+                want = sympy.Add(*(sympy.Mul(*c) for c in subsets)) / len(subsets) if subsets else sympy.Integer(0)
+                if sympy.expand(want - got[mm]) != 0:
+                    raise ProofFailure(f"subset_means of {members}, m = {mm}: the subsets give {want}, the fold {got[mm]}")
+                checked += 1
+    return (
+        "the step for symbolic size N and m (1 <= m <= N, m = N + 1, m = 0, past N, keep 1), hence by induction the fold "
+        f"for every set; the fold's loop against the subsets listed in {checked} cases (<= {SUBSET_MEMBERS} symbolic keeps, 0..2 plain)"
+    )
+
+
+#: Registered in proofs/__init__.py with ERR_GROUP; tests/test_proof_checker.py holds its wrong kernels.
+ERR_SUBSET_MEAN = Theorem(
+    name="ERR subset mean",
+    statement="subset_mean_step takes the mean of Π keep over the m-subsets of N members to the mean over the m-subsets of "
+    "those and one more, for symbolic N and m; folded from the empty set it is the mean over subsets that ERR needs inside a tie group.",
+    scope=GENERAL,
+    check=prove_subset_mean,
+    formula=lambda: Eq(
+        Tex(r"\frac{\binom{N}{m} M_m + q \binom{N}{m-1} M_{m-1}}{\binom{N+1}{m}}"),
+        kernels.subset_mean_step(M_m, M_below, q, N, m),
+        evaluate=False,
+    ),
+)
 
 
 def _formula() -> Any:

@@ -7,6 +7,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from tieaware.model.errors import TieawareError
+
 from tieaware.runs import engine
 from tieaware.io.columns import prepare, prepare_dicts, read_table
 from tieaware.runs.evaluate import evaluate, evaluate_prepared
@@ -72,27 +74,36 @@ def test_engine_equals_exact_layer_on_every_query(seed):
                     assert abs(got.per_query[q][m] - to_float(v)) <= 1e-12, (q, m)
 
 
-def test_unsupported_measures_fall_back_per_query():
-    # ERR on a tie group holding two relevant grades and more than ERR_MAX_SLOTS slots within
-    # the cutoff is left to the per-query path (the binomial series would be too long)
-    size = engine.ERR_MAX_SLOTS + 6
+def test_err_on_a_large_group_of_several_grades_is_vectorised():
+    # a tie group holding relevant members of two grades, past the 64 slots the binomial series once
+    # allowed: its subset means are folded member by member (kernels.subset_mean_step) like any other
+    size = 70
     judged = {f"d{i}": Fraction(i % 3) for i in range(size)}
     qrels = {"q1": judged}
     run = {"q1": [(d, Fraction(1)) for d in judged]}
     p = prepare_dicts(qrels, run, ["q1"])
+    want = evaluate(qrels, run, "ERR ERR@64")
+    for m in ("ERR", "ERR@64"):
+        got = engine.values(p, parse(m))
+        assert got is not None, m
+        assert abs(got[0] - to_float(want.per_query["q1"][m])) <= 1e-12, m
+
+
+def test_unsupported_measures_fall_back_per_query():
+    # ERR on fractional labels is left to the per-query path, which names them as exact mode does
+    judged = {"a": Fraction(3, 2), "b": Fraction(1), "c": Fraction(0)}
+    qrels = {"q1": judged}
+    run = {"q1": [(d, Fraction(1)) for d in judged]}
+    p = prepare_dicts(qrels, run, ["q1"])
     assert engine.values(p, parse("ERR")) is None
-    assert engine.values(p, parse(f"ERR@{engine.ERR_MAX_SLOTS}")) is not None
-    got = evaluate(qrels, run, "ERR AP", exact=False)
-    want = evaluate(qrels, run, "ERR AP")
-    assert list(got.per_query["q1"]) == ["ERR", "AP"]
-    assert got.per_query["q1"]["ERR"] == pytest.approx(to_float(want.per_query["q1"]["ERR"]), abs=1e-12)
+    assert engine.values(p, parse("AP")) is not None
+    for exact in (True, False):
+        with pytest.raises(TieawareError, match="whole-number labels for ERR"):
+            evaluate(qrels, run, "ERR AP", exact=exact)
 
 
-@pytest.mark.parametrize("batch", [None, 50])
-def test_err_on_one_large_single_grade_group_is_vectorised(batch, monkeypatch):
-    # every relevant member of the group has one grade: the hypergeometric path, any size
-    if batch is not None:  # tiny batches: every group its own batch
-        monkeypatch.setattr(engine, "ERR_BATCH_TERMS", batch)
+def test_err_on_one_large_single_grade_group_is_vectorised():
+    # every relevant member of the group has one grade, any size
     judged = {f"d{i}": Fraction(2 if i % 7 == 0 else 0) for i in range(300)}
     judged["x"] = Fraction(3)  # g_max 3, not retrieved
     qrels = {"q1": judged, "q2": {"a": Fraction(1), "b": Fraction(0), "c": Fraction(1)}}
@@ -240,3 +251,32 @@ def test_engine_leaves_ap_by_hits_and_g_max_per_query():
     p = prepare_dicts({"q1": {"a": Fraction(1)}}, {"q1": [("a", Fraction(1))]}, ["q1"])
     assert engine.values(p, parse("AP(norm=hits)@5")) is None
     assert engine.values(p, parse("ERR(g_max=4)@5")) is None
+
+
+def test_err_on_a_group_of_thousands_matches_the_hypergeometric_sum():
+    # One tie group of 2,000 members (6 of grade 1, 6 of grade 2, the rest 0, g_max 2), cut at 300: the engine's
+    # folded subset means against E[Π (1 - R)] over a random m-subset of a member's others written out as
+    # the multivariate hypergeometric sum, its weights ratios of exact binomials (math.comb, rounded once):
+    # ERR = Σ_i c_i Σ_x R_i/(n·x)·E_{x-1}.
+    import math
+
+    n, c, top = 2000, {1: 6, 2: 6}, 300
+    labels = [1] * c[1] + [2] * c[2] + [0] * (n - c[1] - c[2])
+    judged = {f"d{i}": Fraction(x) for i, x in enumerate(labels)}
+    p = prepare_dicts({"q1": judged}, {"q1": [(d, Fraction(1)) for d in judged]}, ["q1"])
+    keep = {g: 1 - (2**g - 1) / 4 for g in c}
+    terms = {}
+    for g in c:
+        others = {h: c[h] - (h == g) for h in c}
+        plain = n - 1 - sum(others.values())
+        for x in range(1, top + 1):
+            m, ways = x - 1, math.comb(n - 1, x - 1)
+            mean = math.fsum(
+                math.comb(others[1], j1) * math.comb(others[2], j2) * math.comb(plain, m - j1 - j2) / ways * keep[1] ** j1 * keep[2] ** j2
+                for j1 in range(min(others[1], m) + 1) for j2 in range(min(others[2], m - j1) + 1)
+            )  # fmt: skip
+            terms[g, x] = c[g] * (1 - keep[g]) / (n * x) * mean
+    for k in (top, 50):
+        want = math.fsum(v for (g, x), v in terms.items() if x <= k)
+        got = engine.values(p, parse(f"ERR@{k}"))[0]
+        assert got == pytest.approx(want, rel=1e-13, abs=0), k

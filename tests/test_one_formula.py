@@ -67,6 +67,9 @@ CASES = [
     ("ap_value", lambda total, num_rel: arith.of(total, num_rel).ratio(total, num_rel + 1), ["AP@k"], ["AP"]),
     ("ndcg_value", lambda dcg, ideal: arith.of(dcg, ideal).ratio(dcg, ideal + ideal / 8), ["nDCG@k"], ["nDCG@10"]),
     ("err_slot", lambda stop, keep, n, t, x: stop * keep / n / (t + x + 1), ["ERR group"], ["ERR", "ERR@5"]),
+    # the weights of "leave the new member out" and "take it" swapped
+    ("subset_mean_step", lambda here, below, keep, size, m: (m * here + (size + 1 - m) * keep * below) / (size + 1), ["ERR subset mean", "ERR group"], ["ERR", "ERR@5"]),
+    ("err_term", lambda stop, keep, rank: stop * keep / (rank + 1), ["ERR group"], ["ERR", "ERR@5"]),
     ("err_stop", lambda g, g_max: arith.of(g, g_max).ratio(2**g - 1, 2 ** (g_max + 1)), ["ERR group"], ["ERR", "ERR@5"]),
 ]
 

@@ -20,7 +20,7 @@ from tieaware.fast import measures as fm
 from tieaware.fast import rank_biased_overlap as fast_rbo
 from tieaware.fast import rbo_kernels
 from tieaware.fast import variance_kernels as fv
-from tieaware.fast.err import err_group
+from tieaware.fast.err import err_group, subset_means
 from tieaware.fast.kernels import ap_group, ap_slot, expected_hits, first_relevant_step, pair_fraction, rr_group
 from tieaware.fast.tie_spread import spread_stats
 from tieaware.fast.trec_measures import bpref_from, capped_sum, success_from
@@ -545,6 +545,9 @@ WRONG = [
     ("Var RBP", {"squares": lambda p, t, e: (1 - p) / (1 + p) * (p ** (2 * t) - p ** (2 * e + 2))}),  # one rank too many
     ("Var RBP", {"kernel": rbp_variance_binomial}),
     ("ERR group", {"group": lambda t, s, x, num: err_group(t - 1, s, x, num)}),  # ranks shifted up by one
+    ("ERR subset mean", {"step": lambda here, below, q, size, m: (m * here + (size + 1 - m) * q * below) / (size + 1)}),  # weights swapped
+    ("ERR subset mean", {"step": lambda here, below, q, size, m: ((size + 1 - m) * here + m * q * below) / (size + 2)}),  # one member too many
+    ("ERR subset mean", {"means": lambda keeps, top, plain, number: subset_means(keeps, top, 0, number)}),  # the plain members forgotten
     ("Success@k", {"kernel": lambda m, r, n, choose=comb: ((n - r) / n) ** m}),  # drawn with replacement
     ("Success@k", {"kernel": lambda m, r, n, choose=comb: choose(n - r, m + 1) / choose(n, m + 1)}),  # one slot too many
     ("Success@k", {"kernel": lambda m, r, n, choose=comb: choose(n - r, m) / choose(n, r)}),  # C(n-r, m)/C(n, r)

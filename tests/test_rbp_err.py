@@ -157,9 +157,20 @@ def test_err_tied_is_mean_of_orderings():
     assert fast_err([[2, 1]], max_label=2, exact=False) == pytest.approx(21 / 32)
 
 
-def test_elementary_symmetric():
-    # Π (1 + v z) over 1/2, 1/3: 1 + (5/6) z + (1/6) z².
-    assert fast_err_module.elementary_symmetric([Fraction(1, 2), Fraction(1, 3)], 2) == [1, Fraction(5, 6), Fraction(1, 6)]
+def test_subset_means_are_the_means_over_subsets():
+    # {1/2, 1/3}: the 1-subsets' mean (1/2 + 1/3)/2 = 5/12, the one 2-subset's 1/6 (e_m/C(2, m) of 1 + (5/6)z + (1/6)z²).
+    assert fast_err_module.subset_means([Fraction(1, 2), Fraction(1, 3)], 2) == [1, Fraction(5, 12), Fraction(1, 6)]
+    # against the definition, every subset listed: keeps with repeats, plain members (keep 1), past the set's size (0)
+    import itertools
+    import math
+
+    keeps = [Fraction(1, 2), Fraction(1, 3), Fraction(1, 2), Fraction(3, 4)]
+    for plain in range(3):
+        members = [Fraction(1)] * plain + keeps
+        means = fast_err_module.subset_means(keeps, len(members) + 1, plain)
+        for m, got in enumerate(means):
+            subsets = list(itertools.combinations(members, m))
+            assert got == (sum(math.prod(c, start=Fraction(1)) for c in subsets) / len(subsets) if subsets else 0), (plain, m)
 
 
 @given(rankings_with_cutoff(max_size=10, label_strategy=labels012))

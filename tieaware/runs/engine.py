@@ -28,17 +28,17 @@ fast's exact mode runs on Fractions), whose arithmetic
   document (None for skip, as the per-query path gives);
 - ERR: ``err_stop`` per grade and ``err_slot(R, mean keep, n, t, x)`` per
   member and slot, as fast.err's ``err_group``; the mean over the (x-1)-subsets
-  of the other members of Π(1 - R) is computed for arrays here (hypergeometric
-  for a group whose relevant members share one grade, binomial series
-  otherwise), where fast.err takes elementary symmetric polynomials.
+  of the other members of Π(1 - R) is folded member by member with
+  ``subset_mean_step``, as fast.err's ``subset_means`` folds it (a convex
+  combination per step: stable on groups of any size).
 
 Harmonic and discount spans come from prefix tables kept in extended
 precision, so differences keep ~1e-16 relative accuracy; tests/test_engine.py
 checks every query against the exact layer to 1e-12, and
 tests/test_one_formula.py that a slip in a kernel changes what this engine
 prints.  Measures the engine does not know
-(``AP(norm=hits)``, ``ERR(g_max=...)``, trec_eval's ``gains``, ERR when a group with relevant members of several grades has over 64 slots
-within the cutoff, and any measure added to :func:`tieaware.runs.evaluate.compute` later)
+(``AP(norm=hits)``, ``ERR(g_max=...)``, trec_eval's ``gains``, ERR with fractional labels,
+and any measure added to :func:`tieaware.runs.evaluate.compute` later)
 return None from :func:`values`, and the caller evaluates them per query.
 
 >>> import io
@@ -281,32 +281,18 @@ def _rbp(g: _Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray
     return g.sum_per_query(kernels.rbp_group(float(p), g.t, _cut(g, k), r, g.size))
 
 
-#: A tie group holding relevant documents of two or more grades is evaluated in array form
-#: (elementary symmetric polynomials) only with at most this many slots within the cutoff.
-ERR_MAX_SLOTS = 64
-#: The single-grade ERR path works on batches of groups of about this many (slot, count) terms,
-#: so its temporaries stay near 0.2 GB.
-ERR_BATCH_TERMS = 1_000_000
-
-
 def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
     """Expected ERR@k, all groups at once (fast.err's factorised form), or None to fall back.
 
     A group (start t, n members, slots s = min(n, k - t)) adds
     S · Σ_{x<=s} E[R(doc at x)·Π_{y<x} (1 - R(doc at y))] / (t + x), where S is
     the survival product of the earlier groups.  By exchangeability the
-    expectation is Σ_i c_i·Σ_x err_slot(R_i, E_{x-1}(others of i), n, t, x)
-    (:func:`tieaware.fast.kernels.err_slot`, R_i from ``err_stop``), E_m the
-    mean of Π(1 - R) over a random m-subset of the other n - 1 members.
-
-    - A group whose relevant members all have one grade (every group, with
-      binary qrels): the others are c - 1 of keep q = 1 - R and n - c of keep
-      1, so E_m = E[q**J] with J hypergeometric; summed over J in log space,
-      with log-factorials in extended precision (:func:`_err_single`).
-    - A group with relevant members of several grades: e_m, the elementary
-      symmetric polynomial of the others' keeps, from binomial series per
-      grade (:func:`_err_mixed`), only with few slots (ERR_MAX_SLOTS);
-      otherwise the whole measure falls back per query (None).
+    expectation is Σ_i c_i·Σ_x err_slot(R_i, M_{x-1}(others of i), n, t, x)
+    (:func:`tieaware.fast.kernels.err_slot`, R_i from ``err_stop``), M_m the
+    mean of Π(1 - R) over the m-subsets of the other n - 1 members: one
+    unit per group and relevant grade, its means folded member by member
+    with :func:`tieaware.fast.kernels.subset_mean_step`, as fast.err's
+    :func:`tieaware.fast.err.subset_means` does (:func:`_subset_means`).
     """
     values = g.p.label_values
     if any(x.denominator != 1 for x in values) or not g.rows:
@@ -332,18 +318,15 @@ def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
     before = g.before(log_keep)
     c, kp, st = counts[live], keep[live], stop[live]
     n, t = g.size[live], g.t[live]
-    positive = (c > 0) & (st > 0)  # relevant members, per grade
-    kinds = positive.sum(axis=1)
-    mixed = np.flatnonzero(kinds >= 2)
-    if len(mixed) and int(slots[mixed].max()) > ERR_MAX_SLOTS:
-        return None
-    total = np.zeros(len(live))
-    single = np.flatnonzero(kinds == 1)
-    if len(single):
-        grade = np.argmax(positive[single], axis=1)
-        total[single] = _err_single(n[single], t[single], slots[single], c[single, grade], st[single, grade])
-    if len(mixed):
-        total[mixed] = _err_mixed(c[mixed], kp[mixed], st[mixed], n[mixed], t[mixed], slots[mixed])
+    relevant = np.where(st > 0, c, 0)  # members that can stop the user, per grade; the rest keep 1
+    unit_group, unit_grade = np.nonzero(relevant)  # a unit: a group and the grade of the member it follows
+    others = relevant[unit_group] - (np.arange(nl)[None, :] == unit_grade[:, None])  # its fellow relevant members
+    plain = n[unit_group] - 1 - others.sum(axis=1)
+    means, unit, m = _subset_means(others, kp[unit_group], plain, slots[unit_group])
+    ug = unit_group[unit]
+    per_slot = kernels.err_slot(st[ug, unit_grade[unit]], means, n[ug], t[ug], m + 1)
+    per_unit = relevant[unit_group, unit_grade] * np.bincount(unit, weights=per_slot, minlength=len(unit_group))
+    total = np.bincount(unit_group, weights=per_unit, minlength=len(live))
     return np.bincount(g.query[live], weights=np.exp(before[live]) * total, minlength=g.nq)
 
 
@@ -354,74 +337,34 @@ def _expand(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, np.arange(int(count.sum())) - (np.cumsum(count) - count)[owner]
 
 
-def _err_single(n: np.ndarray, t: np.ndarray, slots: np.ndarray, c: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    """c·Σ_{x<=slots} err_slot(R, E[q**J_x], n, t, x) per group, J_x ~ Hypergeometric(n - 1, c - 1, x - 1)."""
-    terms = np.cumsum(slots * c)
-    out = np.zeros(len(n))
-    lo = 0
-    while lo < len(n):  # batches of whole groups, about ERR_BATCH_TERMS terms each (at least one group)
-        hi = max(lo + 1, int(np.searchsorted(terms, (terms[lo - 1] if lo else 0) + ERR_BATCH_TERMS, side="right")))
-        out[lo:hi] = _err_single_batch(n[lo:hi], t[lo:hi], slots[lo:hi], c[lo:hi], stop[lo:hi])
-        lo = hi
-    return out
+def _subset_means(others: np.ndarray, keeps: np.ndarray, plain: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(M, unit, m) flat over every unit's m = 0 .. slots - 1: M the mean of Π keep over its others' m-subsets.
 
-
-def _err_single_batch(n: np.ndarray, t: np.ndarray, slots: np.ndarray, c: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    top = int(n.max())
-    log_fact = np.zeros(top + 1, dtype=np.longdouble)
-    np.cumsum(np.log(np.arange(1, top + 1, dtype=np.longdouble)), out=log_fact[1:])
-
-    def log_choose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return log_fact[a] - log_fact[b] - log_fact[a - b]
-
-    # (group, slot x): x - 1 = m others above; then (group, x, j): j of them relevant
-    group_of_x, m = _expand(slots)
-    rel_others = (c - 1).astype(np.int64)[group_of_x]
-    plain = (n - c).astype(np.int64)[group_of_x]  # members that never stop the user
-    at, j = _expand(rel_others + 1)
-    mm, kk, pp = m[at], rel_others[at], plain[at]
-    ok = (j <= mm) & (mm - j <= pp)
-    jj, rest = np.where(ok, j, 0), np.where(ok, mm - j, 0)
-    nn = kk + pp  # = n - 1
-    log_q = np.log((1 - stop).astype(np.longdouble))[group_of_x][at]
-    log_term = log_choose(kk, jj) + log_choose(pp, rest) - log_choose(nn, mm) + jj * log_q
-    term = np.where(ok, np.exp(log_term), 0)
-    mean_keep = np.bincount(at, weights=term.astype(np.float64), minlength=len(m))  # E[q**J] per (group, x)
-    per_x = kernels.err_slot(stop[group_of_x], mean_keep, n[group_of_x], t[group_of_x], m + 1)
-    return c * np.bincount(group_of_x, weights=per_x, minlength=len(n))
-
-
-def _err_mixed(c: np.ndarray, kp: np.ndarray, st: np.ndarray, n: np.ndarray, t: np.ndarray, slots: np.ndarray) -> np.ndarray:
-    """The groups with relevant members of several grades: c·Σ_x err_slot(R, e_{x-1}/C(n-1, x-1), n, t, x) per grade, e_m of the others from binomial series."""
-    nl = c.shape[1]
-    top = int(slots.max(initial=0))
-    total = np.zeros(len(n))
-    for i in range(nl):
-        has = c[:, i] > 0
-        if not has.any() or not st[:, i].any():
+    A unit's others are *plain* members of keep 1 and others[u, j] of keep
+    keeps[u, j].  Its means start as the plain members' (1 up to *plain*,
+    then 0) and take one member at a time through
+    :func:`tieaware.fast.kernels.subset_mean_step`, every unit with a
+    member left of that grade at once: the fold of
+    :func:`tieaware.fast.err.subset_means`, with the positions of the units
+    taking a member sorted first, so each step touches only those.
+    """
+    unit, m = _expand(slots)
+    size = plain.astype(np.float64)[unit]  # members folded in so far, per position
+    means = np.where(m <= size, 1.0, 0.0)
+    mf = m.astype(np.float64)
+    for j in range(others.shape[1]):
+        count = others[unit, j]
+        if not len(count) or count.max() <= 0:
             continue
-        others = c - (np.arange(nl) == i)
-        poly = np.zeros((len(n), top))
-        poly[:, 0] = 1.0
-        for j in range(nl):
-            # Σ_m C(others_j, m)·keep_j**m z**m, truncated at degree top - 1
-            series = np.zeros((len(n), top))
-            series[:, 0] = 1.0
-            for m_ in range(1, top):
-                series[:, m_] = series[:, m_ - 1] * np.maximum(others[:, j] - m_ + 1, 0) / m_ * kp[:, j]
-            new = np.zeros_like(poly)
-            for m_ in range(top):
-                new[:, m_] = (poly[:, : m_ + 1] * series[:, m_::-1]).sum(axis=1)
-            poly = new
-        inner = np.zeros(len(n))
-        ways = np.ones(len(n))  # C(n-1, x-1)
-        for x in range(1, top + 1):
-            if x > 1:
-                ways = ways * (n - x + 1) / (x - 1)
-            with np.errstate(invalid="ignore", divide="ignore"):  # x > n only where x > slots
-                inner += np.where(x <= slots, kernels.err_slot(st[:, i], poly[:, x - 1] / ways, n, t, x), 0.0)
-        total += np.where(has, c[:, i] * inner, 0.0)
-    return total
+        order = np.argsort(-count, kind="stable")
+        taking = -count[order]  # ascending
+        q = keeps[unit, j]
+        for step in range(int(count.max())):
+            at = order[: int(np.searchsorted(taking, -step, side="left"))]  # positions of units with a member left
+            below = means[at - 1]  # m = 0 weighs it by 0
+            means[at] = kernels.subset_mean_step(means[at], below, q[at], size[at], mf[at])
+            size[at] += 1
+    return means, unit, m
 
 
 #: Other libraries' conventions (docs/conventions.md) the engine evaluates; ``g_max``, trec_eval's
