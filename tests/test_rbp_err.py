@@ -141,6 +141,11 @@ def test_rbp_residual():
     assert fast_residual([1, 0], "0.5") == ref_residual([1, 0], "0.5") == Fraction(1, 4)
     assert fast_residual([1, 0], "0.5", k=3) == Fraction(1, 8)
     assert fast_residual([[1, 0], 0], "0.5", exact=False) == 0.125
+    # Exact by default, like rbp: Moffat & Zobel's residual p**d at p = 0.85, d = 2 is 289/400, a Fraction
+    # (0.85**2 in doubles is 0.7224999999999999); a default of exact=False survived a mutation run.
+    for f in (fast_residual, ref_residual):
+        got = f([1, 0], "0.85")
+        assert type(got) is Fraction and got == Fraction(289, 400)
 
 
 def test_err_golden_chapelle():
