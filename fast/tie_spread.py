@@ -22,6 +22,13 @@ far" and keeps, per state, the number of arrangements and the sum, sum of square
 maximum (and optionally the distribution) of the contribution so far.  A
 document's kind is whether it is relevant (P, R, F1, AP, RR, RBP: O(n·r)
 states) or its grade (ERR, DCG, nDCG: the product of (count + 1) over grades).
+A slot's contribution is fast's kernels at one document: the combination
+kernels at one hit (P, R, F1), ``ap_value(precision_value(hits, rank))``
+(AP), ``rbp_group`` of one rank (RBP), ``err_term`` with ``err_stop``'s R
+(ERR), ``dcg_group`` of one document (DCG, nDCG in float mode).  What the
+state carries is each ordering's definition, not a closed form: the hits
+placed above, ERR's survival Π (1 - R)^placed over the members above, and
+RR's 1/rank at the first relevant document.
 
 DCG and nDCG in exact mode have irrational values (log2 discounts); there
 the minimum and maximum are the orderings sorting each group by gain,
@@ -50,7 +57,7 @@ from tieaware.fast.measures import average_precision_from, f1_from, precision_fr
 from tieaware.fast.rbp import rbp_from
 from tieaware.fast.spread_dp import MAX_GROUP_SUPPORT, TREC_MEASURES, SpreadStats, convolve, group_dp
 from tieaware.fast.trec_spread import trec_spread
-from tieaware.fast import kernels, variance_kernels  # looked up when called: one object of each kernel
+from tieaware.fast import arith, kernels, variance_kernels  # looked up when called: one object of each kernel
 from tieaware.model.gains import check_gain_domain, float_discount_function, float_gain_function, gain_function, perfect_power
 from tieaware.model.names import Measure, parse
 from tieaware.model.params import cutoff, flag, grade_ceiling, relevant_total, threshold
@@ -314,10 +321,7 @@ def _plan(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> lis
         t = threshold(m.rel)
         rel = prepared.relevant(t)
         num_rel = _num_rel(prepared, t, sum(rel))
-        if name in ("P", "R", "F1"):
-            k_ = cutoff(m.k)
-            denominator = {"P": number(k_), "R": number(num_rel), "F1": number(k_ + num_rel) / 2}[name]
-        p = m.rbp_p if name == "RBP" else None
+        unit = _unit(m, number, num_rel) if name in ("P", "R", "F1") else None
         before, start = 0, 0
         for g, r in zip(gs, rel):
             if k is not None and start >= k:
@@ -326,7 +330,7 @@ def _plan(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> lis
             kinds = {kind: c for kind, c in kinds.items() if c}
             if name == "RR" and before:  # RR is decided by the first group holding a relevant document
                 break
-            plan.append((start, kinds, _binary(name, start, before, k, number, num_rel, p, denominator if name in ("P", "R", "F1") else None), number(1)))
+            plan.append((start, kinds, _binary(m, start, before, k, number, num_rel, unit), number(1)))
             before += r
             start += len(g)
         return plan
@@ -364,14 +368,30 @@ def _plan(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) -> lis
             kinds = {}
             for x in g:
                 kinds[x] = kinds.get(x, 0) + 1
-            plan.append((start, kinds, _gain_slot(start, k, gain, discount), 0.0 if norm == 0 else 1.0 / norm))
+            plan.append((start, kinds, _gain_slot(start, k, gain, "log2"), 0.0 if norm == 0 else 1.0 / norm))
             start += len(g)
         return plan
     raise bad("measure", str(m), "has no spread over tie-breakings here")
 
 
-def _binary(name: str, start: int, before: int, k: Optional[int], number: Any, num_rel: int, p: Any, denominator: Any) -> Callable:
-    one = number(1)
+def _binary(m: Measure, start: int, before: int, k: Optional[int], number: Any, num_rel: int, unit: Any) -> Callable:
+    """A relevant document's contribution at a slot of one ordering: fast's kernels at one document.
+
+    P, R, F1: *unit*, the combination kernels at hits = 1 (:func:`_unit`);
+    AP: ``ap_value(precision_value(hits so far, rank), num_rel)``, P@rank over
+    num_rel; RBP: ``rbp_group`` of a relevant document alone at its rank,
+    (1 - p)·p^(rank-1).  RR's 1/rank at the first relevant document is the
+    definition itself (no kernel holds it).
+    """
+    name, one = m.name, number(1)
+    rbp: dict[int, Any] = {}
+
+    def rbp_weight(rank: int) -> Any:
+        w = rbp.get(rank)
+        if w is None:
+            pf = number(m.rbp_p)
+            w = rbp[rank] = arith.of(pf).value(kernels.rbp_group(pf, rank - 1, rank, one, one))
+        return w
 
     def contribution(slot: int, relevant: bool, state: tuple[int, ...]) -> Any:
         rank = start + slot + 1
@@ -379,34 +399,49 @@ def _binary(name: str, start: int, before: int, k: Optional[int], number: Any, n
             return number(0)
         placed = state[1] if len(state) == 2 else (state[0] if relevant else 0)  # kinds sort as False, True
         if name in ("P", "R", "F1"):
-            return number(0) if denominator == 0 else one / denominator
+            return unit
         if name == "AP":
-            return number(0) if num_rel == 0 else number(before + placed + 1) / rank / num_rel
-        if name == "RR":
+            return kernels.ap_value(kernels.precision_value(number(before + placed + 1), rank), num_rel)
+        if name == "RR":  # the definition: 1/rank of the first relevant document
             return one / rank if before == 0 and placed == 0 else number(0)
-        pf = number(p)
-        return (1 - pf) * pf ** (rank - 1)
+        return rbp_weight(rank)
 
     return contribution
 
 
 def _err(start: int, k: Optional[int], stops: dict[int, Any], order: list[int], number: Any) -> Callable:
+    """ERR's term at a slot of one ordering: ``err_term(R, keep, rank)``, R from ``err_stop``.
+
+    keep, the chance the user gets past the group's members placed above,
+    Π_kinds (1 - R)^placed, is ERR's definition (the state counts the
+    members placed); the expectation over orderings is fast.err's closed
+    form (theorem "ERR group"), the spread needs each ordering's value.
+    """
+
     def contribution(slot: int, grade: int, state: tuple[int, ...]) -> Any:
         rank = start + slot + 1
         if k is not None and rank > k:
             return number(0)
-        survive = number(1)
+        keep = number(1)
         for v, placed in zip(order, state):
-            survive *= (1 - stops[v]) ** placed
-        return survive * stops[grade] / rank
+            keep *= (1 - stops[v]) ** placed
+        return kernels.err_term(stops[grade], keep, rank)
 
     return contribution
 
 
-def _gain_slot(start: int, k: Optional[int], gain: Callable, discount: Callable) -> Callable:
+def _gain_slot(start: int, k: Optional[int], gain: Callable, discount: str) -> Callable:
+    """DCG's term at a slot of one ordering (float mode): ``dcg_group`` of one document alone at its rank."""
+    terms: dict[tuple[Any, int], float] = {}
+
     def contribution(slot: int, x: Any, state: tuple[int, ...]) -> Any:
         rank = start + slot + 1
-        return 0.0 if k is not None and rank > k else gain(x) * discount(rank)
+        if k is not None and rank > k:
+            return 0.0
+        term = terms.get((x, rank))
+        if term is None:
+            term = terms[x, rank] = kernels.dcg_group(float(gain(x)), 1, rank - 1, rank, discount)
+        return term
 
     return contribution
 

@@ -242,3 +242,27 @@ def test_hits_pmf_is_0_outside_its_support():
     assert kernels.hits_pmf(3, 3, 2, 4) == 0  # 3 hits with 2 relevant documents
     assert kernels.hits_pmf(0, 3, 2, 4) == 0  # 3 of 4 slots, only 2 non-relevant documents
     assert sum(kernels.hits_pmf(h, 3, 2, 4) for h in range(4)) == 1
+
+
+def test_the_spread_programme_calls_the_kernels(monkeypatch):
+    # fast.tie_spread's dynamic programme (ERR's spread, every distribution) adds each ordering's terms
+    # through the kernels: err_term for ERR, ap_value/precision_value for AP, rbp_group for RBP, the
+    # combination kernels for P; a slip in one moves the spread it feeds.
+    from tieaware.fast.tie_spread import spread_stats
+
+    ranking, ideal = [[2, 0, 1], 1, [0, 1]], [2, 1, 1, 1]
+    cases = [
+        ("ERR", False, "err_term", lambda stop, keep, rank: stop * keep / (rank + 1)),
+        ("AP", True, "ap_value", lambda total, num_rel: arith.of(total, num_rel).ratio(total, num_rel + 1)),
+        ("RBP", True, "rbp_group", lambda p, t, end, r, n: r / n * (arith.of(p, t, end, r, n).power(p, t) - arith.of(p, t, end, r, n).power(p, end + 1))),
+        ("P@3", True, "precision_value", lambda hits, k: hits / (k + 1)),
+    ]
+    for measure, distribution, kernel, wrong in cases:
+        for exact in (True, False):
+            right = spread_stats(measure, ranking, ideal, exact=exact, distribution=distribution)
+            with monkeypatch.context() as patch:
+                patch.setattr(kernels, kernel, wrong)
+                slipped = spread_stats(measure, ranking, ideal, exact=exact, distribution=distribution)
+            assert (slipped.best, slipped.variance) != (right.best, right.variance), (measure, exact)
+            if distribution:
+                assert slipped.distribution != right.distribution, (measure, exact)
