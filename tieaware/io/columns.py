@@ -601,18 +601,7 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
     order = _query_score_order(query, score, text_id, text_values)
     query, score, text_id, run_hash, source = query[order], score[order], text_id[order], run_hash[order], source[order]
     n = len(query)
-    boundary = np.ones(n, dtype=bool)
-    if n:
-        same_double = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
-        boundary[1:] = ~same_double
-        # equal text numbers mean equal texts; different numbers are checked on the text itself
-        maybe = np.flatnonzero(same_double & (text_id[1:] != text_id[:-1]))
-        if len(maybe):
-            differ = np.zeros(n - 1, dtype=bool)
-            differ[maybe] = run.value[source[maybe]] != run.value[source[maybe + 1]]
-            if differ.any():
-                _exact_regroup(differ, boundary, [query, score, run_hash, source], lambda rows: run.value[rows])
-        del maybe
+    boundary = _tie_boundaries(run, query, score, text_id, [query, score, run_hash, source])
     del text_id
     group_start = np.flatnonzero(boundary)
     query_start = np.flatnonzero(np.append(True, query[1:] != query[:-1])) if n else np.array([], dtype=np.int64)
@@ -699,16 +688,7 @@ def rank_rows(run: Table, docno_hash: Optional[np.ndarray] = None) -> tuple[list
     order = _query_score_order(query, score, text_id, text_values)
     query, score, text_id, source = query[order], score[order], text_id[order], order.copy()
     n = len(query)
-    boundary = np.ones(n, dtype=bool)
-    if n:
-        same_double = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
-        boundary[1:] = ~same_double
-        maybe = np.flatnonzero(same_double & (text_id[1:] != text_id[:-1]))
-        if len(maybe) and run.score is None:
-            differ = np.zeros(n - 1, dtype=bool)
-            differ[maybe] = run.value[source[maybe]] != run.value[source[maybe + 1]]
-            if differ.any():
-                _exact_regroup(differ, boundary, [query, score, source], lambda rows: run.value[rows])
+    boundary = _tie_boundaries(run, query, score, text_id, [query, score, source]) if run.score is None else _double_boundaries(query, score)
     query_start = np.flatnonzero(np.append(True, query[1:] != query[:-1])) if n else np.array([], dtype=np.int64)
     qids = [names[i].decode("utf-8") for i in query[query_start].tolist()]
     return qids, source, query_start, np.flatnonzero(boundary)
@@ -727,6 +707,32 @@ def _query_score_order(query: np.ndarray, score: np.ndarray, text_id: np.ndarray
     rank = (len(distinct) - 1 - inverse.reshape(-1)).astype(np.int64)
     key = query.astype(np.int64) * len(distinct) + rank[text_id]
     return np.argsort(key, kind="stable")
+
+
+def _double_boundaries(query: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """True where a row, sorted by query and score, starts a new group of equal doubles."""
+    boundary = np.ones(len(query), dtype=bool)
+    boundary[1:] = (query[1:] != query[:-1]) | (score[1:] != score[:-1])
+    return boundary
+
+
+def _tie_boundaries(run: Table, query: np.ndarray, score: np.ndarray, text_id: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
+    """True where a sorted row starts a new tie group: a new query, another double, or another exact value.
+
+    Rows of one double whose score texts differ are ordered and grouped by
+    exact value (:func:`_exact_regroup`, *columns* permuted alike, the last
+    the run line of every row).  Equal text numbers mean equal texts; other
+    numbers are compared on the text itself.
+    """
+    boundary = _double_boundaries(query, score)
+    source = columns[-1]
+    maybe = np.flatnonzero(~boundary[1:] & (text_id[1:] != text_id[:-1]))
+    if len(maybe):
+        differ = np.zeros(len(query) - 1, dtype=bool)
+        differ[maybe] = run.value[source[maybe]] != run.value[source[maybe + 1]]
+        if differ.any():
+            _exact_regroup(differ, boundary, columns, lambda rows: run.value[rows])
+    return boundary
 
 
 def _exact_regroup(differ: np.ndarray, boundary: np.ndarray, columns: list[np.ndarray], text_of: Any) -> None:
