@@ -89,10 +89,10 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "fast/trec_measures.py": (_TREC + ["tests/test_bad_input.py"], ["Success@k", "Bpref"]),
     "fast/arith.py": (["tests/test_one_formula.py", *_FAST], ["exact arithmetic", "AP harmonic sum", "AP@k", "DCG@k", "nDCG@k", "RBP@k"]),
     "fast/kernels.py": (["tests/test_one_formula.py", *_FAST], ["exchangeability", "pair", "hypergeometric mean", "first relevant (recursion)", "first relevant weights", "exact arithmetic", "AP slot", "AP harmonic sum", "AP@k", "RR group", "RR@k", "DCG slot", "DCG@k", "nDCG@k", "P@k", "R@k", "F1@k",
-                                                         "hits pmf", "Var RBP", "ERR group"]),
+                                                         "hits pmf", "Var RBP", "ERR subset mean", "ERR group"]),
     "fast/measures.py": (["tests/test_one_formula.py", *_FAST], ["P@k", "R@k", "F1@k", "AP@k", "RR@k", "DCG@k", "nDCG@k", "P(norm=retrieved)@k", "AP(norm=capped)@k", "AP(norm=hits)@k"]),
     "fast/rbp.py": (["tests/test_one_formula.py", *_FAST], ["RBP group", "RBP@k"]),
-    "fast/err.py": (["tests/test_one_formula.py", *_FAST], ["ERR group"]),
+    "fast/err.py": (["tests/test_one_formula.py", *_FAST], ["ERR subset mean", "ERR group"]),
     "tieaware/runs/engine.py": (_ENGINE + ["tests/test_trec_equivalence.py"], []),
     "tieaware/runs/spread_engine.py": (["tests/test_spread_engine.py", "tests/test_eval_spread.py"], []),
 }
