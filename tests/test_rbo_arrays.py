@@ -178,3 +178,33 @@ def test_the_table_is_tabulates_simple_table():
         body = [["".join(rng.choice("0123456789.q-") for _ in range(rng.randint(0, 15))) for _ in range(ncol)] for _ in range(rng.randint(0, 5))]
         want = tabulate(body, headers=headers, disable_numparse=True, colalign=("left",) + ("right",) * (ncol - 1))
         assert _simple_table(headers, body) == want, (headers, body)
+
+
+def _contiguous(text):
+    lines = text.splitlines(keepends=True)
+    return "".join(sorted(lines, key=lambda line: int(line.split()[0][1:])))  # each query's lines together, in query order
+
+
+@pytest.mark.parametrize("b_queries", [range(0, 14), range(0, 15), range(2, 16)], ids=["aligned", "one-more", "shifted"])
+def test_runs_read_side_by_side_equal_the_query_by_query_path(tmp_path, monkeypatch, b_queries):
+    # Both runs contiguous with the same queries in the same order: read side by side in pieces; otherwise partitioned.
+    from tieaware.commands import rbo as command
+    from tieaware.io import columns, stream
+
+    rng = random.Random(13)
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_text(_contiguous(_run_text(rng, range(0, 14), 25)))
+    b.write_text(_contiguous(_run_text(rng, b_queries, 25)))
+    settings_ = ("0.9", "b", False, BOUNDS)
+    want = command.paired_files(str(a), str(b), command._rbo_rows, None, settings_, 1)
+    monkeypatch.setattr(columns, "_BLOCK", 400)  # blocks of a few lines ...
+    monkeypatch.setattr(stream, "PIECE_ROWS", 10)  # ... and pieces of a few queries
+    monkeypatch.setattr(stream, "partition_count", lambda source, rows=0: 3)
+    if b_queries == range(0, 14):
+        assert len(list(command._aligned(str(a), str(b)))) > 3
+    else:
+        with pytest.raises(command._NotAligned):
+            list(command._aligned(str(a), str(b)))
+    for jobs in (1, 2):
+        got = command.paired_files(str(a), str(b), command._rbo_array_rows, None, settings_, jobs)
+        assert sorted(got[0]) == sorted(want[0]) and got[1:] == want[1:], jobs

@@ -152,6 +152,10 @@ def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], dept
     from tieaware.runs.stream import check_jobs
 
     jobs = check_jobs(jobs)
+    try:  # both runs list the same queries in the same order, each query's lines together: read them side by side
+        return _side_by_side(a, b, options, jobs)
+    except (_NotAligned, stream.NotContiguous):
+        pass  # else partition both by query (what was compared so far is dropped)
     with tempfile.TemporaryDirectory(prefix="tieaware-rbo-") as tmp:
         if jobs == 1:
             pairs = list(zip(stream.write_partitions(a, "run", count, tmp, "a"), stream.write_partitions(b, "run", count, tmp, "b")))
@@ -166,6 +170,66 @@ def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], dept
                 written = [pool.submit(stream.write_partitions, source, "run", count, tmp, prefix) for source, prefix in ((a, "a"), (b, "b"))]
                 pairs = list(zip(*(w.result() for w in written)))
                 results = list(pool.map(_compare_partition, pairs, [options] * len(pairs)))
+    rows = [row for got in results for row in got[0]]
+    return rows, sum(got[1] for got in results), sum(got[2] for got in results)
+
+
+class _NotAligned(Exception):
+    """The two runs do not hold the same queries in the same order."""
+
+
+def _aligned(a: Any, b: Any) -> Any:
+    """Pairs of Tables (A's rows, B's rows) of the same whole queries, about a million rows each, in file order.
+
+    Raises :class:`_NotAligned` (or NotContiguous) as soon as the runs' queries differ, come in another order, or
+    come back; the caller then partitions both runs instead.
+    """
+    import numpy as np
+
+    from tieaware.io import stream
+
+    def heads(table: Any) -> tuple[list[bytes], np.ndarray]:
+        starts = np.flatnonzero(np.append(True, table.qid[1:] != table.qid[:-1]))
+        return table.qid[starts].tolist(), starts
+
+    rows = stream.PIECE_ROWS
+    rest_b = stream.pieces(b, "run", rows=rows)
+    held: Optional[Any] = None  # B's rows read but not yet paired
+    for piece_a in stream.pieces(a, "run", rows=rows):
+        queries, _ = heads(piece_a)
+        while held is None or len(heads(held)[0]) < len(queries):
+            more = next(rest_b, None)
+            if more is None:
+                raise _NotAligned
+            held = more if held is None else stream.concat([held, more])
+        names, starts = heads(held)
+        if names[: len(queries)] != queries:
+            raise _NotAligned
+        cut = int(starts[len(queries)]) if len(names) > len(queries) else len(held)
+        yield piece_a, stream._take(held, slice(0, cut))
+        held = stream._take(held, slice(cut, None)) if cut < len(held) else None
+    if held is not None or next(rest_b, None) is not None:
+        raise _NotAligned
+
+
+def _side_by_side(a: Any, b: Any, options: tuple, jobs: int) -> tuple[list, int, int]:
+    """paired_files on runs read side by side (:func:`_aligned`), the pairs compared in *jobs* processes as they are read."""
+    if jobs == 1:
+        results = [_compare_tables(piece_a, piece_b, options) for piece_a, piece_b in _aligned(a, b)]
+    else:
+        import multiprocessing
+        from collections import deque
+        from concurrent.futures import ProcessPoolExecutor
+
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        results = []
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
+            waiting: deque = deque()
+            for piece_a, piece_b in _aligned(a, b):
+                waiting.append(pool.submit(_compare_tables, piece_a, piece_b, options))
+                while len(waiting) > jobs:  # a few pieces in flight: memory stays bounded
+                    results.append(waiting.popleft().result())
+            results += [f.result() for f in waiting]
     rows = [row for got in results for row in got[0]]
     return rows, sum(got[1] for got in results), sum(got[2] for got in results)
 
