@@ -79,3 +79,18 @@ def test_corr_and_rbo_partitions_and_jobs_change_nothing(runs, capsys, monkeypat
         assert capsys.readouterr().out == one, jobs
     assert main(argv + ["--jobs", "0"]) != 0
     assert "error: --jobs must be an int >= 1" in capsys.readouterr().err
+
+
+def test_cli_compare_reads_a_run_from_stdin_as_from_a_file(runs, capsys, monkeypatch):
+    # stdin is copied to a temporary file (a block at a time) and streamed as the file is
+    import io
+    import sys
+
+    from tieaware.cli import main
+
+    argv = ["compare", str(runs / "qrels"), str(runs / "a"), str(runs / "b"), "-m", "P@5 RR", "--float", "--jobs", "1"]
+    assert main(argv) == 0
+    want = capsys.readouterr().out
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((runs / "b").read_bytes())))
+    assert main(argv[:3] + ["-"] + argv[4:]) == 0
+    assert capsys.readouterr().out == want.replace(f"B = {runs / 'b'}", "B = -")

@@ -162,3 +162,33 @@ def test_evaluate_jobs_equal_one_process():
             assert (two.per_query, two.mean, two.skipped_run, two.skipped_qrels) == (one.per_query, one.mean, one.skipped_run, one.skipped_qrels)
     with pytest.raises(TieawareError, match="^jobs must be an int >= 1"):
         tieaware.evaluate(qrels, run, "AP", jobs=0)
+
+
+@pytest.mark.parametrize("scattered", [False, True])
+def test_a_stream_is_spooled_to_a_file_and_streamed(tmp_path, scattered, monkeypatch):
+    # a run read once (stdin, a pipe; here a BytesIO) is copied to a temporary file a block at a time,
+    # then streamed from it as a file is: the same results for every piece size, and no Table of the
+    # whole run when its queries are contiguous (the pieces hold a few queries and a block)
+    from tieaware.io import columns
+    from tieaware.io import stream as io_stream
+
+    qrels, run = _files(5)
+    if scattered:
+        run = _scatter(run, 4)
+    (tmp_path / "q").write_text(qrels)
+    want = _memory(qrels, run, MEASURES, False)
+    monkeypatch.setattr(columns, "_BLOCK", 512)
+    largest = [0]
+    concat = io_stream.concat
+
+    def counted(tables):
+        out = concat(tables)
+        largest[0] = max(largest[0], len(out))
+        return out
+
+    monkeypatch.setattr(io_stream, "concat", counted)
+    for rows, jobs in ((7, 1), (100, 2)):
+        got = evaluate_files(tmp_path / "q", io.BytesIO(run.encode()), MEASURES, exact=False, trec=True, level=1, jobs=jobs, rows=rows)
+        _same(got, want)
+    lines = len(run.splitlines())
+    assert largest[0] == lines if scattered else largest[0] < lines // 4  # scattered: one partition, read back whole

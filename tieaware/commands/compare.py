@@ -75,6 +75,12 @@ differences, --resamples of them, seeded; exact when 2^queries <= resamples),
 bootstrap (shifted paired bootstrap, seeded).  They need scipy
 (pip install 'tieaware[stats]'); --plot needs matplotlib ('tieaware[plots]').
 
+Memory: two runs are streamed a few whole queries at a time in --jobs
+processes (a run on stdin is copied to a temporary file first, a block at a
+time).  The leaderboard (--test, --baseline, --plot, markdown, latex, or
+more than two runs) still reads every run whole: its tie-breaking draws
+evaluate every run's queries side by side (docs/scale.md).
+
 examples:
   tieaware compare qrels.txt runA.txt runB.txt
   tieaware compare qrels.txt runA.txt runB.txt -m 'P@10 RR' --format json
@@ -214,10 +220,11 @@ def run(args: argparse.Namespace) -> int:
     # the vectorised engines in float mode, group summaries counted in numpy in exact mode.
     jobs = _jobs(args)
     qrels = read_table(args.qrels, "qrels", progress=True)
-    if all(_rereadable(f) for f in (args.run_a, args.run_b)):
-        # files: each run streamed by query (bounded memory) in --jobs processes, as eval --spread reads it
-        # (tieaware.runs.stream.compare_runs_files); the same results as the in-memory path below
-        size = sum(os.path.getsize(f) for f in (args.run_a, args.run_b))
+    if args.run_a != args.run_b or args.run_a != "-":
+        # each run streamed by query (bounded memory) in --jobs processes, as eval --spread reads it
+        # (tieaware.runs.stream.compare_runs_files; stdin copied to a temporary file first, a block at a time);
+        # the same results as the in-memory path below
+        size = sum(os.path.getsize(f) for f in (args.run_a, args.run_b) if _rereadable(f))
         if not args.float and size > LARGE_EXACT * _BYTES_PER_LINE:
             _note_exact(f"about {size // _BYTES_PER_LINE:,}")
         results, ev_a, ev_b = compare_runs_files(

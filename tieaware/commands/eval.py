@@ -582,8 +582,9 @@ def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tu
     zscores = read_zscores(args.zscores) if args.zscores else None  # a bad file stops before any work
     tie_break = None if args.tie_break == "none" else "trec_eval"
     if measures and not spec.runid and spec.relstring is None and common.get("depth") is None and not common.get("judged_only"):
-        if args.qrels is not None and args.run_file != "-":
+        if args.qrels is not None:
             # the common case: the run streamed a few whole queries at a time in --jobs processes, as the table is
+            # (stdin copied to a temporary file first, a block at a time)
             return _trec_eval_layout_streamed(args, measures, common, tie_break, zscores)
     qrels_table, run_table = _tables(args)
     prepared = prepare(qrels_table, run_table, trec_order=tie_break is not None)  # one order is printed

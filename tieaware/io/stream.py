@@ -12,8 +12,10 @@ whatever its number of queries.
   are found as soon as a query comes back, and the run is then partitioned
   by query into temporary files (:func:`partitioned`), each read back whole:
   a query always lands in one partition, with its lines in file order, so
-  every query's rows are the same as in memory.  A stream (stdin) cannot be
-  read twice: the caller reads it whole and cuts it with :func:`by_query`.
+  every query's rows are the same as in memory.
+- **A stream** (stdin, a pipe) cannot be read twice: :func:`spooled` copies
+  it to a temporary file a block at a time (bounded memory, its name kept
+  for messages), which is then read as a file is.
 
 Line numbers (row numbers for Parquet) are those of the whole file, so an
 error names the same line as the in-memory reader.
@@ -30,6 +32,7 @@ import os
 import pickle
 import tempfile
 import zlib
+from contextlib import contextmanager
 from typing import IO, Any, Iterator, Optional
 
 import numpy as np
@@ -38,7 +41,7 @@ from tieaware.io.columns import Table, _block, _blocks, _query_numbers
 from tieaware.io.text import Source, open_binary
 from tieaware.model.errors import TieawareError
 
-__all__ = ["NotContiguous", "PIECE_ROWS", "pieces", "blocks", "partitioned", "concat", "by_query"]
+__all__ = ["NotContiguous", "PIECE_ROWS", "pieces", "blocks", "partitioned", "concat", "by_query", "Spool", "spooled", "rereadable"]
 
 #: Rows per piece: about 50 MB of columns and ~0.2 GB of engine temporaries.
 PIECE_ROWS = 1 << 20
@@ -129,6 +132,62 @@ def _check(piece: Table, finished: set[bytes]) -> None:
         again = next(q for i, q in enumerate(heads) if q in finished or q in heads[:i])
         raise NotContiguous(f"{piece.name}: query {again.decode('utf-8', 'replace')!r} is not contiguous")
     finished.update(heads)
+
+
+class Spool(os.PathLike):
+    """A temporary file holding a copy of a stream; opened by its path, named as the stream (``shown``)."""
+
+    def __init__(self, path: str, shown: str) -> None:
+        self.path, self.shown = path, shown
+
+    def __fspath__(self) -> str:
+        return self.path
+
+    def __repr__(self) -> str:
+        return f"Spool({self.shown!r})"
+
+
+def rereadable(source: Any) -> bool:
+    """Can *source* be read twice: a regular file's path (not ``-``, not a pipe), or a :class:`Spool`."""
+    if isinstance(source, Spool):
+        return True
+    if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
+        return False
+    return os.path.isfile(source)
+
+
+@contextmanager
+def spooled(source: Source, kind: str = "run", *, directory: Optional[str] = None) -> Iterator[Any]:
+    """*source* itself when it can be read twice, else a :class:`Spool`: the stream copied to a temporary file.
+
+    The copy goes a block of whole lines at a time, so memory stays bounded
+    whatever the stream's size, and a line longer than the line reader takes
+    stops it at once (``/dev/zero`` fills no disk); the file is deleted when
+    the block ends.  Reading the copy gives the rows, line numbers and
+    messages (the stream's name, ``<stdin>``) of reading the stream.
+
+    >>> import io
+    >>> with spooled(io.BytesIO(b"q1 Q0 a 1 2 r\\n")) as copy:
+    ...     [t.qid.tolist() for t in blocks(copy)]
+    [[b'q1']]
+    """
+    if rereadable(source):
+        yield source
+        return
+    stream, name, close = open_binary(source, f"<{kind}>")
+    try:
+        with tempfile.TemporaryDirectory(prefix="tieaware-", dir=directory) as tmp:
+            path = os.path.join(tmp, "stream")
+            with open(path, "wb") as out:
+                for block, _ in _blocks(stream, name):  # whole lines, each checked for its length
+                    out.write(block)
+            if close:
+                stream.close()
+                close = False
+            yield Spool(path, name)
+    finally:
+        if close:
+            stream.close()
 
 
 def partitioned(source: Source, kind: str = "run", *, rows: int = PARTITION_ROWS, directory: Optional[str] = None) -> Iterator[Table]:

@@ -219,13 +219,14 @@ def open_binary(source: Source, default_name: str = "<stream>") -> tuple[IO[byte
     name = os.fspath(source)
     if name == "-":
         return sys.stdin.buffer, "<stdin>", False
+    shown = getattr(source, "shown", name)  # a copy of a stream (tieaware.io.stream.Spool) keeps the stream's name
     try:
         if name.endswith(".gz"):
-            return gzip.open(name, "rb"), name, True
+            return gzip.open(name, "rb"), shown, True
         if name.endswith(".bz2"):
-            return bz2.open(name, "rb"), name, True
-        return open(name, "rb"), name, True
+            return bz2.open(name, "rb"), shown, True
+        return open(name, "rb"), shown, True
     except OSError as exc:
-        raise cannot_read(name, exc) from None
+        raise cannot_read(shown, exc) from None
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from contextlib import ExitStack
 from typing import Any, Iterator, Optional, Sequence
 
 import numpy as np
@@ -224,13 +225,13 @@ def evaluate_files(
     if isinstance(run, Table):
         source: Iterator[Table] = stream.by_query(run, rows)
         parts = evaluate_pieces(index, source, options, jobs)
-    elif _rereadable(run):
-        try:
-            parts = evaluate_pieces(index, stream.pieces(run, "run", rows=rows), options, jobs)
-        except stream.NotContiguous:
-            parts = evaluate_pieces(index, _partitioned(run, rows), options, jobs)
-    else:  # a stream read once (stdin): whole, then by query
-        parts = evaluate_pieces(index, stream.by_query(stream.concat(list(stream.blocks(run, "run")) or [_empty()]), rows), options, jobs)
+    else:
+        # a stream read once (stdin, a pipe) is copied to a temporary file first, a block at a time
+        with stream.spooled(run, "run") as path:
+            try:
+                parts = evaluate_pieces(index, stream.pieces(path, "run", rows=rows), options, jobs)
+            except stream.NotContiguous:
+                parts = evaluate_pieces(index, _partitioned(path, rows), options, jobs)
     seen: set[str] = set()
     run_only: set[str] = set()
     for part in parts:
@@ -247,15 +248,6 @@ def _partitioned(run: Any, rows: int) -> Iterator[Table]:
     """The partitions of a run whose queries are not contiguous, each cut into pieces of whole queries."""
     for table in stream.partitioned(run, "run"):
         yield from stream.by_query(table, rows)
-
-
-def _rereadable(run: Any) -> bool:
-    return isinstance(run, (str, os.PathLike)) and os.fspath(run) != "-"
-
-
-def _empty() -> Table:
-    empty = np.array([], dtype="S1")
-    return Table("run", "<run>", empty, empty, empty, np.array([], dtype=np.int64))
 
 
 # -- compare A B, streamed ----------------------------------------------------------
@@ -289,37 +281,39 @@ def compare_runs_files(
 
     ms, exact, _, max_support = _compare_arguments(measures, layer, exact, False, MAX_SUPPORT if max_support is None else max_support)
     index = QrelsIndex(qrels if isinstance(qrels, Table) else read_qrels(qrels))
-    piece_rows = stream.PIECE_ROWS if rows is None else rows
-    evaluations = []
-    for run in (run_a, run_b):
-        try:
-            evaluations.append(evaluate_files(index.table, run, ms, exact=exact, layer=layer, spread=True, jobs=jobs, rows=piece_rows).tied)
-        except TieawareError as exc:
-            if "has no query that appears in the qrels" not in str(exc):
-                raise
-            raise bad("runs", [str(run_a), str(run_b)], f"share no query that has qrels ({exc})") from None
-    in_b = set(evaluations[1].queries)
-    queries = tuple(q for q in evaluations[0].queries if q in in_b)  # both in natural order
-    if not queries:
-        names = sorted(set(evaluations[0].queries) | set(evaluations[1].queries), key=natural_key)
-        raise bad("runs", names[:5], "share no query that has qrels")
-    marks = any(m.name in UNJUDGED for m in ms)
-    windows = [_Windows(index, run, queries, marks) for run in (run_a, run_b)]
-    out = []
-    for m in ms:
-        key = str(m)
-        a = [_stats(evaluations[0], q, key) for q in queries]
-        b = [_stats(evaluations[1], q, key) for q in queries]
+    with ExitStack() as spools:  # a stream (stdin) is copied to a temporary file: it is read more than once
+        runs = [spools.enter_context(stream.spooled(r, "run")) for r in (run_a, run_b)]
+        piece_rows = stream.PIECE_ROWS if rows is None else rows
+        evaluations = []
+        for run in runs:
+            try:
+                evaluations.append(evaluate_files(index.table, run, ms, exact=exact, layer=layer, spread=True, jobs=jobs, rows=piece_rows).tied)
+            except TieawareError as exc:
+                if "has no query that appears in the qrels" not in str(exc):
+                    raise
+                raise bad("runs", [str(run_a), str(run_b)], f"share no query that has qrels ({exc})") from None
+        in_b = set(evaluations[1].queries)
+        queries = tuple(q for q in evaluations[0].queries if q in in_b)  # both in natural order
+        if not queries:
+            names = sorted(set(evaluations[0].queries) | set(evaluations[1].queries), key=natural_key)
+            raise bad("runs", names[:5], "share no query that has qrels")
+        marks = any(m.name in UNJUDGED for m in ms)
+        windows = [_Windows(index, run, queries, marks) for run in runs]
+        out = []
+        for m in ms:
+            key = str(m)
+            a = [_stats(evaluations[0], q, key) for q in queries]
+            b = [_stats(evaluations[1], q, key) for q in queries]
 
-        def pairs(m: Any = m) -> Iterator[tuple[Optional[dict], Optional[dict]]]:
-            for position, q in enumerate(queries):
-                try:
-                    yield tuple(_distribution(m, *w(position), exact) for w in windows)  # type: ignore[misc]
-                except TieawareError as exc:
-                    raise TieawareError(f"query {q!r}: {exc}") from None
+            def pairs(m: Any = m) -> Iterator[tuple[Optional[dict], Optional[dict]]]:
+                for position, q in enumerate(queries):
+                    try:
+                        yield tuple(_distribution(m, *w(position), exact) for w in windows)  # type: ignore[misc]
+                    except TieawareError as exc:
+                        raise TieawareError(f"query {q!r}: {exc}") from None
 
-        out.append(_compare(key, a, b, exact, max_support, pairs))
-    return out, evaluations[0], evaluations[1]
+            out.append(_compare(key, a, b, exact, max_support, pairs))
+        return out, evaluations[0], evaluations[1]
 
 
 def _stats(evaluation: Any, qid: str, key: str) -> Any:
