@@ -90,3 +90,22 @@ def test_join_finds_every_judgement_over_many_queries():
         got.setdefault(p.qids[q], []).append(int(p.label_values[x]))
     assert {q: sorted(v) for q, v in got.items()} == {q: sorted(v) for q, v in expected.items()}
     assert int((p.label > 0).sum()) == len(truth)  # every judged document here is relevant
+
+
+def test_join_through_the_bitmap_finds_what_the_binary_search_finds(monkeypatch):
+    # with many qrels keys, io.columns._lookup first rules run rows out with a bitmap of the qrels' keys;
+    # its threshold at 1 sends this join through it: the same rows judged, with the same labels
+    rng = np.random.default_rng(5)
+    run_lines, qrels_lines = [], []
+    for q in range(60):
+        for d in range(40):
+            run_lines.append(f"q{q} Q0 doc{d} 0 {rng.integers(0, 4)} r\n")
+        for d in rng.choice(60, size=8, replace=False).tolist():  # some judged documents are not retrieved
+            qrels_lines.append(f"q{q} 0 doc{d} {int(rng.integers(0, 3))}\n")
+    qrels = read_table(io.BytesIO("".join(qrels_lines).encode()), "qrels")
+    run = read_table(io.BytesIO("".join(run_lines).encode()), "run")
+    want = prepare(qrels, run)
+    monkeypatch.setattr(columns, "BITMAP_KEYS", 1)
+    got = prepare(qrels, run)
+    assert got.judged.tolist() == want.judged.tolist() and int(want.judged.sum()) > 100
+    assert got.label.tolist() == want.label.tolist() and got.group_start.tolist() == want.group_start.tolist()

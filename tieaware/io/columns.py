@@ -643,9 +643,6 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
         jkey = _key(jq[jrows], _hash(qrels.docno[jrows], width))
         jorder = np.argsort(jkey)
         sorted_keys = jkey[jorder]
-        rkey = _key(query, run_hash)
-        pos = np.minimum(np.searchsorted(sorted_keys, rkey), len(sorted_keys) - 1)
-        hit = sorted_keys[pos] == rkey
         if (sorted_keys[1:] == sorted_keys[:-1]).any():  # a hash collision inside the qrels: join by dict
             judged = {(int(q), d): int(x) for q, d, x in zip(jq[jrows], qrels.docno[jrows].tolist(), qrels_label[jrows])}
             docnos = run.docno[source].tolist()
@@ -655,8 +652,8 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
                 neg = {(int(q), d) for q, d, x in zip(jq[jrows], qrels.docno[jrows].tolist(), qrels_negative[jrows]) if x}
                 negative = np.fromiter(((int(q), d) in neg for q, d in zip(query, docnos)), dtype=bool, count=n)
         else:
-            match = jrows[jorder[pos[hit]]]
-            hit_rows = np.flatnonzero(hit)
+            hit_rows, pos = _lookup(sorted_keys, _key(query, run_hash))
+            match = jrows[jorder[pos]]
             truly = qrels.docno[match] == run.docno[source[hit_rows]]
             idx = hit_rows[truly]
             label[idx] = qrels_label[match[truly]]
@@ -694,6 +691,34 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
         negative=negative if negative is not None and negative.any() else None,
         judged_negative=judged_negative if judged_negative is not None and judged_negative.any() else None,
     )
+
+
+#: A join with at least this many qrels keys first rules out most run rows with a bitmap of those keys.
+BITMAP_KEYS = 1 << 16
+
+
+def _lookup(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the positions in *keys* of the keys found in *sorted_keys*, where they are found there).
+
+    With many qrels keys (recommender data: hundreds of thousands) and many
+    more run rows, a bitmap of about 8 bits per qrels key (one bit from a mix
+    of each key) rules out most run rows with one look-up each, and only the
+    rest are found by binary search; a row ruled out cannot be in the qrels,
+    so the result is the same.
+    """
+    candidates = None
+    if len(sorted_keys) >= BITMAP_KEYS and len(keys) >= 4 * len(sorted_keys):
+        bits = (8 * len(sorted_keys) - 1).bit_length()
+        mix, shift = np.uint64(0x9E3779B97F4A7C15), np.uint64(64 - bits)
+        member = np.zeros(1 << bits, dtype=bool)
+        member[((sorted_keys * mix) >> shift).astype(np.intp)] = True
+        slot = keys * mix
+        slot >>= shift
+        candidates = np.flatnonzero(member[slot.astype(np.intp)])
+        keys = keys[candidates]
+    pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    hit = np.flatnonzero(sorted_keys[pos] == keys)
+    return (hit if candidates is None else candidates[hit]), pos[hit]
 
 
 def rank_rows(run: Table, docno_hash: Optional[np.ndarray] = None) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
