@@ -187,7 +187,8 @@ def _contiguous(text):
 
 @pytest.mark.parametrize("b_queries", [range(0, 14), range(0, 15), range(2, 16)], ids=["aligned", "one-more", "shifted"])
 def test_runs_read_side_by_side_equal_the_query_by_query_path(tmp_path, monkeypatch, b_queries):
-    # Both runs contiguous with the same queries in the same order: read side by side in pieces; otherwise partitioned.
+    # Both runs contiguous with the same queries in the same order: read side by side in pieces with --jobs 1;
+    # otherwise (and with --jobs 2) partitioned.
     from tieaware.commands import rbo as command
     from tieaware.io import columns, stream
 

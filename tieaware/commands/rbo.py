@@ -135,7 +135,9 @@ def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], dept
     Both runs are read as columns (tieaware.io.columns), not line by line;
     runs large enough are first partitioned by query into temporary files
     (tieaware.io.stream), so memory holds one partition of each at a time,
-    and the partitions are compared in --jobs processes.  *work* (a
+    and the partitions are compared in --jobs processes; with --jobs 1, runs
+    that list the same queries in the same order are read side by side in
+    pieces instead (:func:`_aligned`), without temporary files.  *work* (a
     module-level function, sent to the workers by name) gets the two runs'
     {qid: tie groups of docnos, best first, cut at *depth*} of one partition
     and *settings*; ``tieaware rbo`` and ``tieaware corr RUN_A RUN_B`` share this.
@@ -152,10 +154,13 @@ def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], dept
     from tieaware.runs.stream import check_jobs
 
     jobs = check_jobs(jobs)
-    try:  # both runs list the same queries in the same order, each query's lines together: read them side by side
-        return _side_by_side(a, b, options, jobs)
-    except (_NotAligned, stream.NotContiguous):
-        pass  # else partition both by query (what was compared so far is dropped)
+    if jobs == 1:  # in one process, runs listing the same queries in the same order are read side by side
+        try:
+            results = [_compare_tables(piece_a, piece_b, options) for piece_a, piece_b in _aligned(a, b)]
+            return [row for got in results for row in got[0]], 0, 0
+        except (_NotAligned, stream.NotContiguous):
+            pass  # else partition both by query (what was compared so far is dropped)
+    # In several processes the partitions are faster: the two runs are read at once, and nothing is sent through pipes.
     with tempfile.TemporaryDirectory(prefix="tieaware-rbo-") as tmp:
         if jobs == 1:
             pairs = list(zip(stream.write_partitions(a, "run", count, tmp, "a"), stream.write_partitions(b, "run", count, tmp, "b")))
@@ -210,28 +215,6 @@ def _aligned(a: Any, b: Any) -> Any:
         held = stream._take(held, slice(cut, None)) if cut < len(held) else None
     if held is not None or next(rest_b, None) is not None:
         raise _NotAligned
-
-
-def _side_by_side(a: Any, b: Any, options: tuple, jobs: int) -> tuple[list, int, int]:
-    """paired_files on runs read side by side (:func:`_aligned`), the pairs compared in *jobs* processes as they are read."""
-    if jobs == 1:
-        results = [_compare_tables(piece_a, piece_b, options) for piece_a, piece_b in _aligned(a, b)]
-    else:
-        import multiprocessing
-        from collections import deque
-        from concurrent.futures import ProcessPoolExecutor
-
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        results = []
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
-            waiting: deque = deque()
-            for piece_a, piece_b in _aligned(a, b):
-                waiting.append(pool.submit(_compare_tables, piece_a, piece_b, options))
-                while len(waiting) > jobs:  # a few pieces in flight: memory stays bounded
-                    results.append(waiting.popleft().result())
-            results += [f.result() for f in waiting]
-    rows = [row for got in results for row in got[0]]
-    return rows, sum(got[1] for got in results), sum(got[2] for got in results)
 
 
 def _compare_partition(pair: tuple[str, str], options: tuple) -> tuple[list, int, int]:
