@@ -42,6 +42,7 @@ import ast
 import concurrent.futures
 import copy
 import hashlib
+import importlib.util
 import json
 import os
 import random
@@ -672,6 +673,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             timeouts = {file: args.timeout or 600.0 for file in files}
             coverage = {file: None for file in files}
         else:  # each file's tests unmutated, in parallel: they must pass; they set the timeout and which tests run which line
+            if importlib.util.find_spec("coverage") is None:
+                print("coverage.py is not installed: the baselines use a line tracer in Python, many times slower "
+                      "(pip install -e '.[mutation]')", file=sys.stderr, flush=True)
 
             def baseline(group: list[str]) -> None:
                 paths = {f: _cache_path(args.cache, f, workers[0].selection(f)) for f in group}
