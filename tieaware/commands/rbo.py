@@ -77,7 +77,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="compare query partitions of large runs in N processes (default: the cores available)",
+        help="compare query partitions of large runs in N processes (default: runs listing the same queries "
+        "in the same order are read side by side in one process, other runs partitioned for the cores available)",
     )
     parser.set_defaults(run=run)
     return parser
@@ -135,9 +136,10 @@ def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], dept
     Both runs are read as columns (tieaware.io.columns), not line by line;
     runs large enough are first partitioned by query into temporary files
     (tieaware.io.stream), so memory holds one partition of each at a time,
-    and the partitions are compared in --jobs processes; with --jobs 1, runs
-    that list the same queries in the same order are read side by side in
-    pieces instead (:func:`_aligned`), without temporary files.  *work* (a
+    and the partitions are compared in --jobs processes; with --jobs 1 or
+    by default, runs that list the same queries in the same order are read
+    side by side in pieces instead (:func:`_aligned`), in one process,
+    without temporary files.  *work* (a
     module-level function, sent to the workers by name) gets the two runs'
     {qid: tie groups of docnos, best first, cut at *depth*} of one partition
     and *settings*; ``tieaware rbo`` and ``tieaware corr RUN_A RUN_B`` share this.
@@ -153,14 +155,16 @@ def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], dept
 
     from tieaware.runs.stream import check_jobs
 
+    side_by_side = jobs is None or jobs == 1
     jobs = check_jobs(jobs)
-    if jobs == 1:  # in one process, runs listing the same queries in the same order are read side by side
+    if side_by_side:  # runs listing the same queries in the same order are read side by side, in one process
         try:
             results = [_compare_tables(piece_a, piece_b, options) for piece_a, piece_b in _aligned(a, b)]
             return [row for got in results for row in got[0]], 0, 0
         except (_NotAligned, stream.NotContiguous):
             pass  # else partition both by query (what was compared so far is dropped)
-    # In several processes the partitions are faster: the two runs are read at once, and nothing is sent through pipes.
+    # Side by side in one process beat the partitions in two on the loaded 2-core machine (docs/benchmarks.md);
+    # pieces sent to other processes through pipes cost more than the partition files.
     with tempfile.TemporaryDirectory(prefix="tieaware-rbo-") as tmp:
         if jobs == 1:
             pairs = list(zip(stream.write_partitions(a, "run", count, tmp, "a"), stream.write_partitions(b, "run", count, tmp, "b")))
