@@ -242,6 +242,9 @@ def test_hits_pmf_is_0_outside_its_support():
     assert kernels.hits_pmf(3, 3, 2, 4) == 0  # 3 hits with 2 relevant documents
     assert kernels.hits_pmf(0, 3, 2, 4) == 0  # 3 of 4 slots, only 2 non-relevant documents
     assert sum(kernels.hits_pmf(h, 3, 2, 4) for h in range(4)) == 1
+    # inside it, no hits too: 2 of 4 slots with 2 relevant documents, scipy.stats.hypergeom(4, 2, 2).pmf([0, 1, 2])
+    # = [1/6, 2/3, 1/6]; a support starting at 1 hit survived a mutation run
+    assert [kernels.hits_pmf(h, 2, 2, 4) for h in range(3)] == [Fraction(1, 6), Fraction(2, 3), Fraction(1, 6)]
 
 
 def test_the_spread_programme_calls_the_kernels(monkeypatch):
