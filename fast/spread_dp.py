@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple, Optional
 
-__all__ = ["SpreadStats", "MAX_GROUP_SUPPORT", "TREC_MEASURES", "group_dp", "convolve"]
+__all__ = ["SpreadStats", "MAX_GROUP_SUPPORT", "TREC_MEASURES", "group_dp", "convolve", "LogMoments", "log_group_dp", "NO_CONVENTION_SPREAD"]
 
 #: A group's distribution is dropped (None) once it has more distinct values than this.
 MAX_GROUP_SUPPORT = 5_000
@@ -81,6 +81,13 @@ def group_dp(kinds: dict[Any, int], contribution: Callable[[int, Any, tuple[int,
     return final
 
 
+#: Why a measure with another library's convention (norm=, gain=binary, g_max=, norel=) or trec_eval's gains= has
+#: no fast spread.
+NO_CONVENTION_SPREAD = (
+    "has no closed-form spread over tie-breakings with another library's convention (norm=, gain=binary, "
+    "g_max=, norel=) or trec_eval's gains=; tieaware.reference.worst/best/variance/distribution enumerate it"
+)
+
 #: trec_eval's measures whose spread :mod:`tieaware.fast.trec_spread` computes.
 TREC_MEASURES = frozenset({"Rprec", "Success", "Judged", "Bpref"})
 #: The measures whose spread over tie-breakings :func:`spread_stats` computes.
@@ -96,4 +103,81 @@ def convolve(a: dict[Any, Any], b: dict[Any, Any]) -> Optional[dict[Any, Any]]:
             out[u + v] = out.get(u + v, 0) + pu * pv
         if len(out) > MAX_GROUP_SUPPORT:
             return None
+    return out
+
+
+class LogMoments(NamedTuple):
+    """One group's arrangements, Σ value and Σ value² as coefficient maps, and its extreme values.
+
+    A value is Σ_x c_x·φ(x) ({x: c_x}) and a square Σ_{x <= y} c_xy·φ(x)·φ(y)
+    ({(x, y): c_xy}), with φ a fixed irrational function (1/log2 for binG and
+    G): the moments stay exact with rational coefficients, and become sympy
+    once, at the end.  *lo* and *hi* are the smallest and largest value,
+    as coefficient maps.
+    """
+
+    n: int
+    s1: dict[Any, Any]
+    s2: dict[tuple[Any, Any], Any]
+    lo: dict[Any, Any]
+    hi: dict[Any, Any]
+
+
+def log_group_dp(
+    kinds: dict[Any, int],
+    term: Callable[[int, Any, tuple[int, ...]], Optional[tuple[Any, Any]]],
+    order: Callable[[dict[Any, Any], dict[Any, Any]], int],
+) -> LogMoments:
+    """:func:`group_dp` for values Σ c·φ(x): *term*(slot, kind, state) is (x, c) or None (adds nothing).
+
+    *order*(a, b) compares two coefficient maps' values exactly (-1, 0, 1),
+    for the minimum and maximum.
+
+    >>> m = log_group_dp({0: 1, 1: 1}, lambda slot, kind, state: (slot + 2, kind) if kind else None, lambda a, b: 0)
+    >>> m.n, sorted(m.s1.items()), sorted(m.s2.items())     # the relevant one at slot 0 (x = 2) or 1 (x = 3)
+    (2, [(2, 1), (3, 1)], [((2, 2), 1), ((3, 3), 1)])
+    """
+    kind_order = sorted(kinds, key=repr)
+    size = sum(kinds.values())
+    start = tuple(0 for _ in kind_order)
+    states: dict[tuple[int, ...], list[Any]] = {start: [1, {}, {}, {}, {}]}
+    for slot in range(size):
+        nxt: dict[tuple[int, ...], list[Any]] = {}
+        for state, (n, s1, s2, lo, hi) in states.items():
+            for i, kind in enumerate(kind_order):
+                if state[i] == kinds[kind]:
+                    continue
+                got = term(slot, kind, state)
+                new = state[:i] + (state[i] + 1,) + state[i + 1 :]
+                a1, a2, alo, ahi = dict(s1), dict(s2), lo, hi
+                if got is not None:
+                    x, c = got
+                    for y, cy in s1.items():  # 2·c·φ(x)·Σ: the cross terms
+                        key = (x, y) if x <= y else (y, x)
+                        a2[key] = a2.get(key, 0) + 2 * c * cy
+                    a2[(x, x)] = a2.get((x, x), 0) + n * c * c
+                    a1[x] = a1.get(x, 0) + n * c
+                    alo, ahi = _plus(lo, x, c), _plus(hi, x, c)
+                old = nxt.get(new)
+                if old is None:
+                    nxt[new] = [n, a1, a2, alo, ahi]
+                    continue
+                old[0] += n
+                for key, v in a1.items():
+                    old[1][key] = old[1].get(key, 0) + v
+                for key, v in a2.items():
+                    old[2][key] = old[2].get(key, 0) + v
+                if order(alo, old[3]) < 0:
+                    old[3] = alo
+                if order(ahi, old[4]) > 0:
+                    old[4] = ahi
+        states = nxt
+    ((n, s1, s2, lo, hi),) = states.values()
+    clean = lambda d: {k: v for k, v in d.items() if v != 0}  # noqa: E731
+    return LogMoments(n, clean(s1), clean(s2), clean(lo), clean(hi))
+
+
+def _plus(form: dict[Any, Any], x: Any, c: Any) -> dict[Any, Any]:
+    out = dict(form)
+    out[x] = out.get(x, 0) + c
     return out

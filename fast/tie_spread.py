@@ -55,8 +55,9 @@ from tieaware.fast.measures import dcg as fast_dcg
 from tieaware.fast.groups import Group
 from tieaware.fast.measures import average_precision_from, f1_from, precision_from, recall_from, reciprocal_rank_from
 from tieaware.fast.rbp import rbp_from
-from tieaware.fast.spread_dp import MAX_GROUP_SUPPORT, TREC_MEASURES, SpreadStats, convolve, group_dp
+from tieaware.fast.spread_dp import MAX_GROUP_SUPPORT, NO_CONVENTION_SPREAD, TREC_MEASURES, SpreadStats, convolve, group_dp
 from tieaware.fast.trec_spread import trec_spread
+from tieaware.fast.family_spread import FAMILY_SPREAD_MEASURES, NO_FAMILY_SPREAD, family_spread
 from tieaware.fast import arith, kernels, variance_kernels  # looked up when called: one object of each kernel
 from tieaware.model.gains import check_gain_domain, float_discount_function, float_gain_function, gain_function, perfect_power
 from tieaware.model.names import Measure, parse
@@ -67,11 +68,7 @@ __all__ = ["SpreadStats", "spread_stats", "spread_stats_many", "MAX_GROUP_SUPPOR
 
 _BINARY = ("P", "R", "F1", "AP", "RR", "RBP")
 
-#: Why a measure with another library's convention (norm=, gain=binary, g_max=, norel=) has no fast spread.
-NO_CONVENTION_SPREAD = (
-    "has no closed-form spread over tie-breakings with another library's convention (norm=, gain=binary, "
-    "g_max=, norel=); tieaware.reference.worst/best/variance/distribution enumerate it"
-)
+
 def spread_stats(
     measure: Any, ranking: Ranking, ideal: Optional[Sequence[object]] = None, *, exact: bool = True, distribution: bool = False
 ) -> SpreadStats:
@@ -97,15 +94,20 @@ def spread_stats_many(
     """
     exact = flag(exact, "exact")
     ms = [m if isinstance(m, Measure) else parse(m) for m in measures]
+    # GMAP and GMBpref are AP and Bpref per query (their geometric mean is over queries)
+    ms = [Measure({"GMAP": "AP", "GMBpref": "Bpref"}[m.name], None, m.params) if m.name in ("GMAP", "GMBpref") else m for m in ms]
     for m in ms:
         if m.conventions:
             raise bad("measure", str(m), NO_CONVENTION_SPREAD)
     out: list[Optional[SpreadStats]] = [None] * len(ms)
+    for i, m in enumerate(ms):  # trec_eval's other families: tieaware.fast.family_spread
+        if m.name in FAMILY_SPREAD_MEASURES:
+            out[i] = family_spread(m, ranking, ideal, exact=exact, distribution=distribution)
     trec = [i for i, m in enumerate(ms) if m.name in TREC_MEASURES]
     if trec:  # Rprec, Success, Judged, Bpref: one crossing group or per-group interleavings; None kept
         for i in trec:
             out[i] = trec_spread(ms[i], ranking, ideal, exact=exact, distribution=distribution)
-    if len(trec) < len(ms):
+    if any(x is None for x in out):
         gs = groups(ranking)
         labels = None if ideal is None else [ideal_label(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
         prepared = _Prepared(gs, labels)
@@ -138,10 +140,12 @@ def _tally(labels: Sequence[Fraction]) -> list[tuple[Fraction, int]]:
 
 
 #: trec_eval's measures, whose spread :mod:`tieaware.fast.trec_spread` computes (this module hands them on).
-SPREAD_MEASURES = frozenset({"P", "R", "F1", "AP", "RR", "RBP", "ERR", "DCG", "nDCG"}) | TREC_MEASURES
+SPREAD_MEASURES = frozenset({"P", "R", "F1", "AP", "RR", "RBP", "ERR", "DCG", "nDCG"}) | TREC_MEASURES | FAMILY_SPREAD_MEASURES
 
 
 def _stats(m: Measure, prepared: _Prepared, exact: bool, distribution: bool) -> SpreadStats:
+    if m.name == "nDCGRel":
+        raise bad("measure", str(m), NO_FAMILY_SPREAD)
     if m.name not in SPREAD_MEASURES:
         raise bad("measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(SPREAD_MEASURES))}")
     if m.name in ("DCG", "nDCG") and (exact or not distribution):

@@ -82,6 +82,10 @@ __all__ = [
     "trec_ndcg",
     "set_counts",
     "infap_group",
+    "infap_term",
+    "g_cost",
+    "g_costs",
+    "rndcg_weights",
     "INFAP_EPSILON",
 ]
 
@@ -282,20 +286,32 @@ def infap_group(
         return number(0)
     n = r + a + u + x
     others = u + x
-    eps = number(INFAP_EPSILON)
     total = number(0)
     for alpha in range(r):
         ca = comb(r - 1, alpha)
         for delta in range(a + 1):
             cd = ca * comb(a, delta)
-            w = (a0 + alpha + eps) / (a0 + alpha + d0 + delta + 2 * eps)
             for s in range(others + 1):
                 ways = cd * comb(others, s)
                 before = alpha + delta + s
                 p = number(Fraction(ways, comb(n - 1, before)))
                 unj = number(s * u) / others if others else number(0)
-                total += p * (1 + (a0 + alpha + d0 + delta + u0 + unj) * w) / (t + 1 + before)
+                total += p * infap_term(t + 1 + before, a0 + alpha, d0 + delta, u0 + unj, number=number)
     return total * r / n
+
+
+def infap_term(rank: int, relevant: int, nonrelevant: int, unjudged: Any, *, number: Callable[[Any], Any] = Fraction) -> Any:
+    """m_infap.c's term of a relevant document at *rank* with these judged relevant, judged non-relevant
+    and pooled unjudged documents above it: (1 + (rel + nonrel + unj)·(rel + ε)/(rel + nonrel + 2ε))/rank.
+
+    It is linear in *unjudged*, so an expected count gives the expected term.
+
+    >>> infap_term(1, 0, 0, 0), infap_term(2, 0, 1, 0)
+    (Fraction(1, 1), Fraction(100003, 200004))
+    """
+    eps = number(INFAP_EPSILON)
+    w = (relevant + eps) / (relevant + nonrelevant + 2 * eps)
+    return (1 + (relevant + nonrelevant + unjudged) * w) / rank
 
 
 def inferred_average_precision(r: Ranking, num_rel: Optional[int] = None, *, rel: object = 1, exact: bool = True) -> Exact:
@@ -388,6 +404,28 @@ def _gain_setup(r: Ranking, ideal: Optional[Sequence[object]], gains: Optional[s
     return gs, pairs, trec_ideal_walk(judged, pairs)
 
 
+def g_cost(seq: Sequence[Fraction], i: int) -> Fraction:
+    """trec_eval's cost of rank i + 1 in G (m_G.c): the ideal gain there, at least 1.
+
+    >>> g_cost([Fraction(3), Fraction(1, 2)], 1), g_cost([Fraction(3)], 4)
+    (Fraction(1, 1), Fraction(1, 1))
+    """
+    return max(seq[i], Fraction(1)) if i < len(seq) else Fraction(1)
+
+
+def g_costs(judged: Sequence[Optional[Fraction]], pairs: Any, n: int) -> tuple[list[Fraction], list[Fraction]]:
+    """(the ideal's gains > 0, C) with C[p] the cumulative cost of ranks 1..p, p = 0..n, for G.
+
+    >>> g_costs([Fraction(2), Fraction(0)], (), 3)
+    ([Fraction(2, 1)], [Fraction(0, 1), Fraction(2, 1), Fraction(3, 1), Fraction(4, 1)])
+    """
+    _, seq, _ = trec_ideal_walk(judged, pairs)
+    out = [Fraction(0)]
+    for i in range(n):
+        out.append(out[-1] + g_cost(seq, i))
+    return seq, out
+
+
 def _subset_sums(counts: dict[Fraction, int]) -> list[dict[Fraction, int]]:
     """ways[m][σ]: how many m-subsets of a multiset of gains ({gain: count}) sum to σ."""
     ways: list[dict[Fraction, int]] = [{Fraction(0): 1}]
@@ -417,9 +455,7 @@ def normalised_gain(
     total_ideal = sum(seq, Fraction(0))
     if total_ideal <= 0:
         return Fraction(0) if exact else 0.0
-
-    def cost(i: int) -> Fraction:  # trec_eval's cost of rank i + 1: the ideal gain, at least 1
-        return max(seq[i], Fraction(1)) if i < len(seq) else Fraction(1)
+    cost = lambda i: g_cost(seq, i)  # noqa: E731
 
     coefficients: dict[Fraction, Fraction] = {}
     start, gain_above, cost_so_far = 0, Fraction(0), Fraction(0)
@@ -560,13 +596,61 @@ def r_ndcg(
     dcg = [zero]
     for j in range(n_ret):
         dcg.append(dcg[-1] + conv(means[j]) * disc[j])
-    ideal_dcg = [zero]
-    for i in range(top):
-        ideal_dcg.append(ideal_dcg[-1] + (conv(seq[i]) * disc[i] if i < len(seq) else zero))
+    ideal_dcg = _ideal_prefix(seq, disc, top, zero, exact)
     total: Any = zero
     for c, b in points:
         total = total + _divide(dcg[c], ideal_dcg[b], exact)
     return _divide(total, len(points), exact)
+
+
+def rndcg_weights(
+    r: Ranking,
+    num_rel: Optional[int] = None,
+    ideal: Optional[Sequence[object]] = None,
+    gains: Optional[str] = None,
+    *,
+    rel: object = 1,
+    discount: Discount = "log2",
+    exact: bool = True,
+) -> Optional[list[Any]]:
+    """Rndcg on one ordering is Σ_j gain_j·w_j: the weights w_j of ranks 1..n, or None when it is 0 on every ordering.
+
+    w_j = D(j)·Σ over trec_eval's points (c, b) with c >= j of 1/(P·IDCG@b),
+    P the number of points: the mean of DCG@c/IDCG@b, linear in the gains.
+
+    >>> rndcg_weights([[1, 0]], discount=lambda j: Fraction(1, j))
+    [Fraction(1, 1), Fraction(0, 1)]
+    """
+    exact = flag(exact, "exact")
+    t = threshold(rel)
+    gs, pairs, (first, seq, last) = _gain_setup(r, ideal, gains)
+    rel_ret = sum(1 for g in gs for x in g if x is not None and x >= t)
+    if relevant_total(num_rel, rel_ret) == 0:
+        return None
+    n_ret = sum(len(g) for g in gs)
+    points = _rndcg_points(n_ret, first, seq, last)
+    if not points:
+        return None
+    d = discount_function(discount) if exact else float_discount_function(discount)
+    top = max([n_ret] + [b for _, b in points])
+    disc = [d(j) for j in range(1, top + 1)]
+    zero: Any = Fraction(0) if exact else 0.0
+    ideal_dcg = _ideal_prefix(seq, disc, top, zero, exact)
+    share = [zero] * (n_ret + 2)  # share[j]: Σ over points with c >= j of 1/(P·IDCG@b)
+    for c, b in points:
+        share[c] = share[c] + _divide(Fraction(1) if exact else 1.0, len(points) * ideal_dcg[b], exact)
+    for j in range(n_ret - 1, 0, -1):
+        share[j] = share[j] + share[j + 1]
+    return [disc[j - 1] * share[j] for j in range(1, n_ret + 1)]
+
+
+def _ideal_prefix(seq: Sequence[Fraction], disc: Sequence[Any], top: int, zero: Any, exact: bool) -> list[Any]:
+    """IDCG@b for b = 0..top: the ideal gains *seq* on the discounts *disc*."""
+    conv = (lambda v: v) if exact else float
+    out = [zero]
+    for i in range(top):
+        out.append(out[-1] + (conv(seq[i]) * disc[i] if i < len(seq) else zero))
+    return out
 
 
 def _rndcg_points(n_ret: int, first: Fraction, seq: Sequence[Fraction], last: Fraction) -> list[tuple[int, int]]:

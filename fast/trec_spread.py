@@ -51,10 +51,10 @@ from tieaware.fast.groups import Group
 from tieaware.fast.spread_dp import TREC_MEASURES, SpreadStats, convolve, group_dp
 from tieaware.fast.trec_measures import success_from
 from tieaware.model.names import Measure, parse
-from tieaware.model.params import cutoff, flag, relevant_total, threshold
+from tieaware.model.params import cutoff, flag, relevant_total, threshold, trec_count
 from tieaware.model.ranking import Ranking, groups, judged_groups, judgement
 
-__all__ = ["TREC_SPREAD_MEASURES", "trec_spread", "hypergeometric"]
+__all__ = ["TREC_SPREAD_MEASURES", "trec_spread", "hypergeometric", "count_spread"]
 
 #: The measures whose spread over tie-breakings this module computes.
 TREC_SPREAD_MEASURES = TREC_MEASURES
@@ -103,6 +103,8 @@ def trec_spread(
         if m.name == "Rprec":
             judged = None if labels is None else sum(1 for x in labels if x >= t)
             big_r = relevant_total(judged, sum(hits))
+            if m.param("mult") is not None:  # Rprec_mult: P at trec_eval's count (long)(mult·R + 0.9), 0 below 1
+                big_r = max(trec_count(m.param("mult"), big_r), 0)
             stats = _count(gs, hits, big_r, big_r, distribution)
         else:
             stats = _success(gs, hits, cutoff(m.k), distribution)
@@ -142,6 +144,16 @@ def _bpref(gs: Sequence[Sequence[Any]], labels: Optional[list[Fraction]], t: Fra
     scale = Fraction(1, big_r)
     values = None if pmf is None else {v * scale: q for v, q in pmf.items()}
     return SpreadStats(worst * scale, best * scale, variance * scale * scale, values)
+
+
+def count_spread(gs: Sequence[Sequence[Any]], hits: Sequence[int], depth: int, divisor: int, exact: bool, want: bool) -> SpreadStats:
+    """(hits in the top *depth*)/*divisor* over tie-breakings (RelP@k, Rprec_mult): hypergeometric in the group crossing *depth*.
+
+    >>> count_spread([[1, 0]], [1], 1, 1, True, False).variance
+    Fraction(1, 4)
+    """
+    stats = _count(gs, hits, depth, divisor, want)
+    return stats if exact else _floats(stats)
 
 
 def _count(gs: Sequence[Sequence[Any]], hits: Sequence[int], depth: int, divisor: int, want: bool) -> SpreadStats:

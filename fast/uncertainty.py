@@ -172,6 +172,14 @@ def _ordering(measure: Any, ranking: Any, ideal: Optional[Sequence[object]], des
         )
     if m.name not in SPREAD_MEASURES:
         raise bad("measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(SPREAD_MEASURES))}")
+    from tieaware.fast.family_spread import FAMILY_SPREAD_MEASURES
+
+    if m.name in FAMILY_SPREAD_MEASURES or m.param("mult") is not None:
+        raise bad(
+            "measure", str(m),
+            "has worst and best values here but no extreme ordering: sorting by label is not extremal for every one of "
+            "trec_eval's families (infAP, G); tieaware.reference.worst_ordering and best_ordering enumerate",
+        )
     cutoff(m.k, optional=True)
     raw = None if ideal is None else [judgement(x, f"ideal[{i}]") for i, x in enumerate(ideal)]
     labels = None if raw is None else [x if x >= 0 else Fraction(0) for x in raw]

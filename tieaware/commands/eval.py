@@ -488,6 +488,12 @@ def _table(r: _Report, per_query: bool) -> str:
             "\nmin, max: of the mean over every tie-breaking (mean of per-query extremes); sd (ties): "
             "standard deviation of the mean due to ties, √(Σ var)/n; moved: queries whose value depends on the tie-breaking."
         )
+        if any(r.tied.mean and m.aggregate != "mean" for m in r.tied.measures):
+            footer += (
+                "\nThe counts (NumRet, ...) aggregate by the sum, and so do their min, max and sd; GMAP and GMBpref by "
+                "the geometric mean, of the per-query extremes for min and max (it grows with every query's value); "
+                "its sd over tie-breakings is not computed (n/a)."
+            )
     if abbreviated:
         footer += "\nlong exact values are abbreviated; --exact-form or --format json prints them in full."
     table = tabulate(body, headers=head, disable_numparse=True, colalign=_align(head))
@@ -503,7 +509,8 @@ def _spread_cells(r: _Report, q: str, m: str) -> list[str]:
         return [""] * len(_SPREAD_HEAD)
     s = r.spread[m]  # type: ignore[index]
     # decimal(): interval arithmetic, not sympy's evalf (minutes for an exact nDCG sd over 1,000 ranks)
-    return [decimal(s.min_mean, r.digits), decimal(s.max_mean, r.digits), decimal(s.sd_mean, r.digits), f"{s.queries_moved}/{s.queries}"]
+    sd = "n/a" if s.sd_mean is None else decimal(s.sd_mean, r.digits)  # GMAP, GMBpref: not computed
+    return [decimal(s.min_mean, r.digits), decimal(s.max_mean, r.digits), sd, f"{s.queries_moved}/{s.queries}"]
 
 
 def _align(head: list[str]) -> tuple[str, ...]:
@@ -559,7 +566,7 @@ def _json(r: _Report, per_query: bool) -> str:
             m: {
                 "min_mean": _value(s.min_mean, r),
                 "max_mean": _value(s.max_mean, r),
-                "sd_mean": _value(s.sd_mean, r),
+                "sd_mean": None if s.sd_mean is None else _value(s.sd_mean, r),  # GMAP, GMBpref: not computed
                 "queries_moved": s.queries_moved,
                 "queries": s.queries,
             }

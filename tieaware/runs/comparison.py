@@ -161,10 +161,12 @@ class Spread:
 
     measure: str
     #: The mean over queries of each query's minimum (maximum): the minimum (maximum) of the mean.
+    #: For the counts (NumRet, ...) the sum, for GMAP and GMBpref the geometric mean, as their value over queries.
     min_mean: Exact
     max_mean: Exact
-    #: √(Σ var)/n: the standard deviation of the mean due to ties.
-    sd_mean: Exact
+    #: √(Σ var)/n: the standard deviation of the mean due to ties (of the sum: √(Σ var)); None for the
+    #: geometric mean, whose variance over tie-breakings is not computed (docs/eval.md).
+    sd_mean: Optional[Exact]
     #: Queries whose value depends on the tie-breaking.
     queries_moved: int
     queries: int
@@ -177,6 +179,10 @@ def _spreadable(ms: tuple) -> tuple:
     for m in ms:
         if getattr(m, "conventions", ()):
             raise bad("measure", str(m), NO_CONVENTION_SPREAD)
+        if m.name == "nDCGRel":
+            from tieaware.fast.family_spread import NO_FAMILY_SPREAD
+
+            raise bad("measure", str(m), NO_FAMILY_SPREAD)
         if m.name not in SPREAD_MEASURES and m.name != "RBO":  # RBO gets its own message
             raise bad(
                 "measure", str(m), f"has no spread over tie-breakings yet; it is computed for {', '.join(sorted(SPREAD_MEASURES))}"
@@ -191,6 +197,9 @@ def spread(per_query: Mapping[str, Mapping[str, QueryStats]], measures: Iterable
     >>> spread({"q1": {"P@1": s}, "q2": {"P@1": s}}, ["P@1"])["P@1"].sd_mean    # √(1/4 + 1/4) / 2
     sqrt(2)/4
     """
+    from tieaware.model.names import parse
+    from tieaware.runs.evaluate import aggregate
+
     out = {}
     queries = list(per_query)
     n = len(queries)
@@ -198,11 +207,17 @@ def spread(per_query: Mapping[str, Mapping[str, QueryStats]], measures: Iterable
         stats = [per_query[q][m] for q in queries]
         variances = [s.variance for s in stats]
         total = math.fsum(map(_float, variances)) if not exact else _total(variances)
+        how = parse(m).aggregate
+        sd: Optional[Exact] = _divide(_sqrt(total), n)
+        if how == "sum":
+            sd = _sqrt(total)
+        elif how == "gm":  # the geometric mean is increasing in every query's value: its extremes are the queries'
+            sd = None
         out[m] = Spread(
             measure=m,
-            min_mean=exact_mean([s.worst for s in stats]),
-            max_mean=exact_mean([s.best for s in stats]),
-            sd_mean=_divide(_sqrt(total), n),
+            min_mean=aggregate(parse(m), [s.worst for s in stats]),
+            max_mean=aggregate(parse(m), [s.best for s in stats]),
+            sd_mean=sd,
             queries_moved=sum(1 for s in stats if s.depends_on_ties),
             queries=n,
         )
@@ -459,6 +474,12 @@ def _compare_arguments(measures: MeasureSpec, layer: str, exact: object, progres
     for m in ms:
         if m.name == "RBO":
             raise bad("measure", str(m), "compares two rankings, not a run with qrels; use `tieaware rbo`")
+        if m.aggregate != "mean":  # the counts sum over queries, GMAP and GMBpref take the geometric mean
+            raise bad(
+                "measure", str(m),
+                "is not a mean over queries (a count sums, GMAP and GMBpref take the geometric mean); compare compares means "
+                "(compare AP or Bpref, or use `tieaware eval --spread` on each run)",
+            )
     return ms, exact, progress, max_support
 
 
@@ -572,7 +593,7 @@ def _compare(
     else:
         verdict = "some"
     # A bound on |Σ (A_q − B_q)| for any tie-breaking: the float convolution's integer grid must hold it.
-    if m.startswith("DCG"):
+    if m.startswith(("DCG", "Utility")):  # not within [0, 1]
         reach = math.fsum(max(abs(_float(x.best) - _float(y.worst)), abs(_float(x.worst) - _float(y.best))) for x, y in zip(a, b))
     else:
         reach = float(n)  # every other measure lies in [0, 1]
