@@ -74,11 +74,20 @@ def evaluate_part(
     spread: bool = False,
     level: Optional[object] = None,
     tie_break: Optional[str] = None,
+    depth: Optional[int] = None,
+    judged_only: bool = False,
 ) -> Part:
     """Every query of one part: tie-aware values, and on request trec_eval-order values, spreads and counts.
 
-    With ``tie_break="trec_eval"`` the part's main values (:attr:`Part.tied`) are those in trec_eval's order.
+    With ``tie_break="trec_eval"`` the part's main values (:attr:`Part.tied`) are those in trec_eval's order;
+    *depth* and *judged_only* are trec_eval's ``-M`` and ``-J``, as in :func:`~tieaware.runs.evaluate.evaluate_prepared`
+    (not with *spread* or *level*).
     """
+    restrict = dict(depth=depth, judged_only=judged_only)
+    if (depth is not None or judged_only) and (spread or level is not None):
+        from tieaware.model.errors import bad
+
+        raise bad("depth/judged_only", (depth, judged_only), "are not computed with a spread or trec_eval's counts here")
     part = Part(qids=list(prepared.qids), tied={}, skipped_run=list(prepared.skipped_run), skipped_qrels=list(prepared.skipped_qrels))
     if not prepared.qids:
         part.trec = {} if trec else None
@@ -86,9 +95,9 @@ def evaluate_part(
         part.counts = {} if level is not None else None
         return part
     if measures:
-        part.tied = evaluate_prepared(prepared, measures, layer=layer, exact=exact, tie_break=tie_break).per_query
+        part.tied = evaluate_prepared(prepared, measures, layer=layer, exact=exact, tie_break=tie_break, **restrict).per_query
         if trec:
-            part.trec = evaluate_prepared(prepared, measures, layer=layer, exact=exact, tie_break="trec_eval").per_query
+            part.trec = evaluate_prepared(prepared, measures, layer=layer, exact=exact, tie_break="trec_eval", **restrict).per_query
     else:
         part.tied = {q: {} for q in prepared.qids}
         part.trec = {q: {} for q in prepared.qids} if trec else None
@@ -190,9 +199,9 @@ def combine(
         per_query_spread = {q: spreads[q] for q in queries}
         with_missing = dict(per_query_spread)
         if complete:
-            zero = Fraction(0) if exact else 0.0
-            for q in skipped_qrels_t:
-                with_missing[q] = {str(m): QueryStats(zero, zero, zero, zero) for m in measures}
+            zero, one = (Fraction(0), Fraction(1)) if exact else (0.0, 1.0)
+            for q in skipped_qrels_t:  # as the means count them: 0, and 1 for NumQ
+                with_missing[q] = {str(m): QueryStats(*(3 * [one if m.name == "NumQ" else zero]), zero) for m in measures}
         spread_summary = spread(with_missing, [str(m) for m in measures], exact=exact)
     tied_ev = _finish(measures, queries, ordered, skipped_run_t, skipped_qrels_t, **common)
     if spreads is not None:

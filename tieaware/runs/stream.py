@@ -30,6 +30,7 @@ import numpy as np
 from tieaware.io import stream
 from tieaware.io.columns import Table, _duplicates, _labels, _query_numbers, prepare
 from tieaware.model.errors import TieawareError, bad
+from tieaware.model.params import flag
 from tieaware.runs import evaluate as _whole
 from tieaware.runs.evaluate import Evaluation, MeasureSpec, check_arguments, measure_list, natural_key, no_query
 from tieaware.runs.parts import Combined, Part, combine, evaluate_part
@@ -47,12 +48,15 @@ def evaluate(
     tie_break: Optional[str] = None,
     progress: bool = False,
     complete: bool = False,
+    depth: Optional[int] = None,
+    judged_only: bool = False,
     jobs: Optional[int] = 1,
 ) -> Evaluation:
     """``tieaware.evaluate``: :func:`tieaware.runs.evaluate.evaluate`, on *jobs* processes.
 
     Every argument but *jobs* is :func:`tieaware.runs.evaluate.evaluate`'s
-    (dicts, namedtuples, DataFrames, Parquet/Arrow files).  With *jobs* > 1
+    (dicts, namedtuples, DataFrames, Parquet/Arrow files; *depth* and
+    *judged_only* are trec_eval's ``-M`` and ``-J``).  With *jobs* > 1
     (None: every available core) the inputs are read as columns and query
     shards evaluated in that many processes; a Parquet/Arrow run is streamed.
     The results are identical for every *jobs* (docs/scale.md).
@@ -64,12 +68,16 @@ def evaluate(
     jobs = check_jobs(jobs)
     common = dict(layer=layer, exact=exact, tie_break=tie_break, complete=complete)
     if jobs == 1:
-        return _whole.evaluate(qrels, run, measures, progress=progress, **common)  # type: ignore[arg-type]
+        return _whole.evaluate(qrels, run, measures, progress=progress, depth=depth, judged_only=judged_only, **common)  # type: ignore[arg-type]
+    depth, judged_only = _whole._options(depth, judged_only)
     ms, exact, complete = check_arguments(measures, layer, exact, tie_break, complete)
     from tieaware.io.parquet import is_columnar_path
 
     source = run if is_columnar_path(run) else _whole.table_of(run, "run")
-    got = evaluate_files(_whole.table_of(qrels, "qrels"), source, ms, exact=exact, layer=layer, complete=complete, jobs=jobs, tie_break=tie_break)
+    got = evaluate_files(
+        _whole.table_of(qrels, "qrels"), source, ms, exact=exact, layer=layer, complete=complete, jobs=jobs, tie_break=tie_break,
+        depth=depth, judged_only=judged_only,
+    )
     return got.tied
 
 
@@ -140,6 +148,8 @@ def _work(piece: Table, index: QrelsIndex, options: dict[str, Any]) -> Part:
         trec=options["trec"],
         spread=options["spread"],
         level=options["level"],
+        depth=options.get("depth"),
+        judged_only=options.get("judged_only", False),
         tie_break=options["tie_break"],
     )
 
@@ -209,6 +219,8 @@ def evaluate_files(
     jobs: Optional[int] = None,
     rows: int = stream.PIECE_ROWS,
     tie_break: Optional[str] = None,
+    depth: Optional[int] = None,
+    judged_only: bool = False,
 ) -> Combined:
     """Evaluate the run file *run* against *qrels*, streaming by query (see the module docstring).
 
@@ -222,6 +234,8 @@ def evaluate_files(
     jobs = check_jobs(jobs)
     index = QrelsIndex(qrels if isinstance(qrels, Table) else read_qrels(qrels))
     options = dict(measures=ms, exact=exact, layer=layer, trec=trec, spread=spread, level=level, tie_break=tie_break)
+    if depth is not None or judged_only:  # trec_eval's -M and -J, per query: a query's rows stay in one piece
+        options.update(depth=depth, judged_only=flag(judged_only, "judged_only"))
     if isinstance(run, Table):
         source: Iterator[Table] = stream.by_query(run, rows)
         parts = evaluate_pieces(index, source, options, jobs)
