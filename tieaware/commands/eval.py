@@ -243,10 +243,10 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text + "\n" if text else "")  # -n without -q prints nothing at all, as trec_eval
         return 0
     if args.max_docs is not None or args.judged_only:
-        # -M and -J: the whole run read as columns, cut and filtered per query (runs.evaluate)
+        # -M and -J: each query cut and filtered on its own, the run streamed as without them
         if spread_on:
             raise bad("--spread", "-M/-J", "is not computed with -M or -J (the spread of a cut or filtered run)")
-        result = _restricted(args, measures, common, restrict)
+        result = _streamed(args, measures, {**common, **restrict}, False, exact)
     else:
         result = _streamed(args, measures, common, spread_on, exact)
     _warn_summary_name(list(result.tied.queries), args.per_query and args.format == "table")
@@ -273,17 +273,6 @@ def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on
     with _sources(args) as (qrels_source, run_source):
         _note_large_exact(run_source, exact)
         return evaluate_files(qrels_source, run_source, measures, trec=True, spread=spread_on, jobs=_jobs(args), **common)
-
-
-def _restricted(args: argparse.Namespace, measures: tuple, common: dict, restrict: dict) -> Any:
-    """Table and json with -M or -J: the run read whole as columns, each query cut and filtered."""
-    from types import SimpleNamespace
-
-    prepared = prepare(*_tables(args))
-    tied = evaluate_prepared(prepared, measures, **common, **restrict)
-    trec = evaluate_prepared(prepared, measures, tie_break="trec_eval", **common, **restrict)
-    sizes = prepared.group_sizes()
-    return SimpleNamespace(tied=tied, trec=trec, docs=int(sizes.sum()), groups=int((sizes > 1).sum()), spread=None)
 
 
 def _tables(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -588,10 +577,11 @@ def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tu
     """trec_eval's output (tieaware.io.trec_format): one evaluation, tie-aware or in trec_eval's order."""
     zscores = read_zscores(args.zscores) if args.zscores else None  # a bad file stops before any work
     tie_break = None if args.tie_break == "none" else "trec_eval"
-    if measures and not spec.runid and spec.relstring is None and common.get("depth") is None and not common.get("judged_only"):
+    if measures and not spec.runid and spec.relstring is None:
         if args.qrels is not None:
             # the common case: the run streamed a few whole queries at a time in --jobs processes, as the table is
-            # (stdin copied to a temporary file first, a block at a time)
+            # (stdin copied to a temporary file first, a block at a time; -M and -J too: each query is cut and
+            # filtered on its own)
             return _trec_eval_layout_streamed(args, measures, common, tie_break, zscores)
     qrels_table, run_table = _tables(args)
     prepared = prepare(qrels_table, run_table, trec_order=tie_break is not None)  # one order is printed
@@ -628,7 +618,7 @@ def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tu
 def _trec_eval_layout_streamed(args: argparse.Namespace, measures: tuple, common: dict, tie_break: Optional[str], zscores: Any) -> str:
     """trec_eval's output from :func:`tieaware.runs.stream.evaluate_files` (bounded memory, --jobs)."""
     qrels_table = read_table(args.qrels, "qrels", progress=True)
-    options = {k: v for k, v in common.items() if k not in ("depth", "judged_only")}
+    options = dict(common)
     _note_large_exact(args.run_file, options["exact"])
     result = evaluate_files(qrels_table, args.run_file, measures, tie_break=tie_break, jobs=_jobs(args), **options).tied
     _warn_summary_name(list(result.queries), args.per_query)

@@ -11,7 +11,9 @@ A **run** file has one retrieved document per line, six columns::
 
 As in trec_eval, the ``iter``, ``Q0``, ``rank`` and ``run_id`` columns are
 read but ignored: the ranking comes from the scores alone.  Blank lines are
-skipped.
+skipped, and so is any text after a run line's sixth column, as trec_eval
+skips it (its own test file ``results.trunc`` carries such text); a run line
+of fewer than six columns is refused.
 
 Scores are kept **exactly**, as the Fraction of their decimal text, so
 documents tie exactly when their score strings have the same value
@@ -29,6 +31,9 @@ non-relevant (label 0), as in trec_eval.
 Bad lines raise :class:`~tieaware.model.errors.TieawareError` naming the file and
 line, e.g. ``run.txt:7: expected 6 columns (qid Q0 docno rank score run_id),
 got 5: 'q1 Q0 d 4 1.5'``.
+
+>>> parse_run(["q1 Q0 d1 1 0.5 r trailing text"])     # after the run id: skipped, as trec_eval does
+{'q1': [('d1', Fraction(1, 2))]}
 """
 
 from __future__ import annotations
@@ -138,11 +143,11 @@ def parse_run(lines: Iterable[str], name: str = "<run>") -> Run:
     first_seen: dict[tuple[str, str], int] = {}
     for lineno, columns, text in _lines(lines):
         where = _where(name, lineno)
-        if len(columns) != 6:
+        if len(columns) < 6:  # text after the run id is skipped, as trec_eval skips it
             raise TieawareError(
                 f"{where}: expected 6 columns (qid Q0 docno rank score run_id), got {len(columns)}: {shorten(text)!r}"
             )
-        qid, _, docno, _, raw, _ = columns
+        qid, _, docno, _, raw = columns[:5]
         if (qid, docno) in first_seen:
             raise TieawareError(
                 f"{where}: duplicate docno {docno!r} for query {qid!r} (first on line {first_seen[qid, docno]})"
