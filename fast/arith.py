@@ -101,6 +101,22 @@ class Formal:
 
     def resolve(self) -> Any:
         """The exact value: a Fraction, or a sympy expression (irrational discounts)."""
+        constant, spans, powers = self.terms()
+        total = constant
+        for p, terms in powers.items():
+            total = _add_exact(total, _power_sum(p, terms))
+        for key, terms in spans.items():
+            from tieaware.model.gains import discounted_sum
+
+            total = _add_exact(total, discounted_sum(terms, key))
+        return total
+
+    def terms(self) -> tuple[Any, dict[Any, dict[int, Any]], dict[Fraction, dict[int, Any]]]:
+        """(constant, {discount: {j: c_j}}, {p: {e: c_e}}): the sum collected, before any discount or power is applied.
+
+        >>> Formal.span(0, 2, "log2").terms()
+        (Fraction(0, 1), {'log2': {1: 1, 2: 1}}, {})
+        """
         constant: Any = Fraction(0)
         spans: dict[Any, dict[int, Any]] = {}
         powers: dict[Fraction, dict[int, Any]] = {}
@@ -123,14 +139,7 @@ class Formal:
                 terms = powers.setdefault(node.a, {})
                 before = terms.get(node.b)
                 terms[node.b] = scale if before is None else before + scale
-        total = constant
-        for p, terms in powers.items():
-            total = _add_exact(total, _power_sum(p, terms))
-        for key, terms in spans.items():
-            from tieaware.model.gains import discounted_sum
-
-            total = _add_exact(total, discounted_sum(terms, key))
-        return total
+        return constant, spans, powers
 
 
 def _add_exact(a: Any, b: Any) -> Any:

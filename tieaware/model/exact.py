@@ -274,6 +274,10 @@ def divide(numerator: Exact, denominator: Exact) -> Exact:
         return Fraction(0)
     if isinstance(numerator, (int, Fraction)) and isinstance(denominator, (int, Fraction)):
         return Fraction(numerator) / Fraction(denominator)
+    from tieaware.model.logsum import LogSum
+
+    if isinstance(numerator, LogSum) or isinstance(denominator, LogSum):  # DCG sums kept as vectors
+        return LogSum.of(numerator) / LogSum.of(denominator)
     import sympy  # only symbolic values reach here
 
     return sympy.sympify(numerator) / sympy.sympify(denominator)

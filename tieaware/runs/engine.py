@@ -53,7 +53,7 @@ return None from :func:`values`, and the caller evaluates them per query.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -61,6 +61,7 @@ from tieaware.fast import kernels
 from tieaware.fast.arith import EXACT
 from tieaware.fast.groups import Group
 from tieaware.io.columns import Prepared
+from tieaware.model.errors import TieawareError
 from tieaware.model.params import probability
 from tieaware.model.names import Measure
 
@@ -490,6 +491,8 @@ class ExactQueries:
         self._rel: dict = {}
         self._summary_query = -1
         self._summaries: dict = {}
+        self._gains: dict = {}  # measure -> gain of each label value (None: not rational here)
+        self._ideals: dict = {}  # (measure, judged label counts, forms) -> ideal DCG
 
     def _relevant_counts(self, rel: Fraction) -> tuple[np.ndarray, np.ndarray]:
         if rel not in self._rel:
@@ -498,8 +501,12 @@ class ExactQueries:
             self._rel[rel] = (self.counts @ is_rel, judged.astype(np.int64))
         return self._rel[rel]
 
-    def value(self, i: int, m: Measure):
-        """The exact value of measure *m* on query number *i*, or None if not supported here."""
+    def value(self, i: int, m: Measure, forms: bool = False):
+        """The exact value of measure *m* on query number *i*, or None if not supported here.
+
+        With *forms*, DCG and nDCG are :class:`tieaware.model.logsum.LogSum` values (summed and
+        subtracted without sympy; ``.value()`` is the sympy value the default returns, up to form).
+        """
         from tieaware.fast import measures as fm
         from tieaware.fast.rbp import rbp_from
 
@@ -509,7 +516,7 @@ class ExactQueries:
         if m.k is not None:  # only the groups that start above the cutoff matter
             hi = lo + int(np.searchsorted(self.starts[lo:hi], m.k))
         if m.name in ("nDCG", "DCG"):
-            return self._dcg(i, m, lo, hi)
+            return self._dcg(i, m, lo, hi, forms)
         r_all, num_rel_all = self._relevant_counts(m.rel)
         num_rel = int(num_rel_all[i])
         if self._summary_query != i:
@@ -533,21 +540,27 @@ class ExactQueries:
         if m.name == "F1":
             return fm.f1_from(summary, m.k, num_rel)
         if m.name == "AP":
-            return fm.average_precision_from(summary, m.k, num_rel)
+            return fm.average_precision_from(summary, m.k, num_rel, group=_ap_group)
         if m.name == "RR":
             return fm.reciprocal_rank_from(summary, m.k)
         return rbp_from(summary, probability(m.rbp_p), m.k)
 
-    def _dcg(self, i: int, m: Measure, lo: int, hi: int):
+    def _dcg(self, i: int, m: Measure, lo: int, hi: int, forms: bool = False):
         """fast's dcg_from on the query's groups (total gain per group) and on its ideal ranking."""
         from tieaware.fast import measures as fm
         from tieaware.model.gains import gain_function  # sympy: exact mode only
 
-        gain = gain_function(m.gain)
-        try:
-            gains = [gain(x) for x in self.values]
-        except Exception:
-            return None  # exp2 on a fractional label: the per-query path raises the proper error
+        name = str(m)
+        gains = self._gains.get(name, False)
+        if gains is False:
+            gain = gain_function(m.gain)
+            try:
+                gains = [gain(x) for x in self.values]
+            except Exception:
+                gains = None  # exp2 on a fractional label: the per-query path raises the proper error
+            self._gains[name] = gains
+        if gains is None:
+            return None
         # Only the groups holding a document of non-zero gain: dcg_group is 0 for the others (mean gain 0).
         present = [j for j, x in enumerate(gains) if x]
         counts = self.counts[lo:hi][:, present]
@@ -557,10 +570,50 @@ class ExactQueries:
             for t, n, row in zip(self.starts[lo:hi][live].tolist(), self.sizes[lo:hi][live].tolist(), counts[live].tolist())
         ]
         dcg = fm.dcg_from(summary, m.k)
+        if forms:
+            dcg = _log_sum(dcg)
+            if dcg is None:
+                return None
         if m.name == "DCG":
-            return EXACT.value(dcg)
+            return dcg if forms else EXACT.value(dcg)
         jl = self.p.judged_label[self.judged_bounds[i] : self.judged_bounds[i + 1]]
         tally = np.bincount(jl, minlength=len(self.values)).tolist()
-        best_first = sorted(range(len(self.values)), key=lambda j: self.values[j], reverse=True)
-        ideal = fm.dcg_from(fm.ideal_groups([(gains[j], tally[j]) for j in best_first]), m.k)
+        key = (name, tuple(tally), forms)
+        ideal = self._ideals.get(key, False)  # queries with the same judged labels share their ideal DCG
+        if ideal is False:
+            best_first = sorted(range(len(self.values)), key=lambda j: self.values[j], reverse=True)
+            ideal = fm.dcg_from(fm.ideal_groups([(gains[j], tally[j]) for j in best_first]), m.k)
+            ideal = _log_sum(ideal) if forms else ideal
+            self._ideals[key] = ideal
+        if ideal is None:
+            return None
         return kernels.ndcg_value(dcg, ideal)
+
+
+_AP_GROUPS: dict = {}
+
+
+def _ap_group(t: int, last: int, before: Fraction, r: Fraction, n: int) -> Fraction:
+    """fast's AP kernel (:func:`tieaware.fast.kernels.ap_group`), remembered.
+
+    Its arguments (start, last rank, relevant above, relevant, size) are small integers that repeat
+    across queries and runs (every untied group is (t, t + 1, before, 1, 1)); the key holds the
+    numerators and denominators, as a Fraction's hash costs more than the lookup saves.
+    """
+    key = (t, last, before.numerator, before.denominator, r.numerator, r.denominator, n)
+    got = _AP_GROUPS.get(key)
+    if got is None:
+        if len(_AP_GROUPS) >= 1 << 18:
+            _AP_GROUPS.clear()
+        got = _AP_GROUPS[key] = kernels.ap_group(t, last, before, r, n)
+    return got
+
+
+def _log_sum(x: Any) -> Any:
+    """An exact-mode DCG sum as a LogSum, or None when it is not one (a gain that is not rational)."""
+    from tieaware.model.logsum import LogSum
+
+    try:
+        return LogSum.of(x)
+    except TieawareError:
+        return None

@@ -49,6 +49,7 @@ import numpy as np
 from tieaware.io.trec import Qrels, Run
 from tieaware.model.errors import TieawareError, bad
 from tieaware.model.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
+from tieaware.model.logsum import LogSum
 from tieaware.model.names import Measure
 from tieaware.model.params import flag
 from tieaware.runs import significance as sig
@@ -412,7 +413,22 @@ class _Column:
         """The exact mean of ``expected``, ``worst`` or ``best``, computed once per system (not per pair)."""
         key = "mean " + which
         if key not in self._cache:
-            self._cache[key] = exact_mean(getattr(self, which))
+            form = self.form(which)
+            self._cache[key] = exact_mean(getattr(self, which)) if form is None else form.value()
+        return self._cache[key]
+
+    def form(self, which: str) -> Optional[LogSum]:
+        """The mean as a :class:`LogSum` when the values are DCG sums kept as vectors (exact nDCG, DCG), else None.
+
+        Means and their differences are then sums of Fraction vectors; sympy is built only for the values shown.
+        """
+        key = "form " + which
+        if key not in self._cache:
+            values = getattr(self, which)
+            if values and any(isinstance(v, LogSum) for v in values) and all(v is not None for v in values):
+                self._cache[key] = LogSum.total(values) / len(values)
+            else:
+                self._cache[key] = None
         return self._cache[key]
 
     def varies(self) -> np.ndarray:
@@ -420,7 +436,7 @@ class _Column:
         if "varies" not in self._cache:
             gap = self.floats("best") - self.floats("worst")
             self._cache["varies"] = np.array(
-                [_sign_near(lambda: _minus(b, w), g) != 0 for w, b, g in zip(self.worst, self.best, gap.tolist())], dtype=bool
+                [_sign_near(lambda: _difference(b, w), g) != 0 for w, b, g in zip(self.worst, self.best, gap.tolist())], dtype=bool
             )
         return self._cache["varies"]
 
@@ -429,7 +445,8 @@ class _Column:
         key = ("pmf", q)
         if key not in self._cache:
             if not self.varies()[q]:
-                self._cache[key] = {self.worst[q]: Fraction(1) if not isinstance(self.worst[q], float) else 1.0}
+                only = _plain(self.worst[q])
+                self._cache[key] = {only: Fraction(1) if not isinstance(only, float) else 1.0}
             elif self.source is None:
                 self._cache[key] = None
             else:
@@ -451,7 +468,28 @@ def _floats(values: Sequence[Any]) -> np.ndarray:
     """Floats of exact values; sympy values by interval arithmetic (:func:`tieaware.io.exact_print.nearest_float`)."""
     from tieaware.io.exact_print import nearest_float
 
-    return np.array([float(v) if isinstance(v, (int, float, Fraction)) else nearest_float(v) for v in values], dtype=np.float64)
+    plain = (_plain(v) for v in values)
+    return np.array([float(v) if isinstance(v, (int, float, Fraction)) else nearest_float(v) for v in plain], dtype=np.float64)
+
+
+def _plain(value: Any) -> Any:
+    """A Fraction or sympy value for a value that may be a :class:`LogSum`."""
+    return value.value() if isinstance(value, LogSum) else value
+
+
+def _difference(a: Any, b: Any) -> Any:
+    """a - b, exactly: as vectors when either is a :class:`LogSum` (sympy built once, for the result)."""
+    if isinstance(a, LogSum) or isinstance(b, LogSum):
+        return (LogSum.of(a) - LogSum.of(b)).value()
+    return _minus(a, b)
+
+
+def _mean_difference(ca: "_Column", which_a: str, cb: "_Column", which_b: str) -> Any:
+    """The exact difference of two systems' means (of ``expected``, ``worst`` or ``best``)."""
+    fa, fb = ca.form(which_a), cb.form(which_b)
+    if fa is not None and fb is not None:
+        return (fa - fb).value()
+    return _minus(ca.mean(which_a), cb.mean(which_b))
 
 
 def _ranking(p: Any, number: int, marks: bool) -> tuple[list, list]:
@@ -531,7 +569,7 @@ def _columns(
     if exact and layer == "fast":
         # whole runs through the exact array path (tieaware.runs.engine.ExactQueries, as `tieaware eval`): the
         # expected values on p, the extremes on p with each group sorted by label (the orderings that attain them)
-        from tieaware.runs.engine import EXACT_SUPPORTED
+        from tieaware.runs.engine import EXACT_SUPPORTED, ExactQueries
         from tieaware.runs.evaluate import evaluate_prepared
 
         from tieaware.runs import engine
@@ -539,11 +577,23 @@ def _columns(
         here = [m for m in slow if m.name in EXACT_SUPPORTED]
         if here:
             views = (p, _extreme_view(p, True), _extreme_view(p, False))
-            got = [evaluate_prepared(view, here, exact=True).per_query for view in views]
+            # the closed forms per query (ExactQueries, as `tieaware eval`); DCG and nDCG as LogSum vectors, so that
+            # means and differences are Fraction sums and sympy is built only for the values reported
+            got: dict[str, list[list]] = {str(m): [] for m in here}
+            for view in views:
+                evaluator = ExactQueries(view)
+                for m in here:
+                    got[str(m)].append([evaluator.value(i, m, forms=True) for i in take])
+            aside = [m for m in here if any(v is None for values in got[str(m)] for v in values)]
+            if aside:  # a query the array path cannot take (e.g. a gain that is not rational): the whole-run path
+                per = [evaluate_prepared(view, aside, exact=True).per_query for view in views]
+                for m in aside:
+                    got[str(m)] = [[per_query[q][str(m)] for q in queries] for per_query in per]
             for m in here:
-                e, w, b = ([per_query[q][str(m)] for q in queries] for per_query in got)
+                e, w, b = ([v.rational() if isinstance(v, LogSum) and v.rational() is not None else v for v in values]
+                           for values in got[str(m)])
                 column = _Column(e, w, b, source, m)
-                if not all(is_rational(v) for v in e + w + b):
+                if not all(is_rational(_plain(v)) if not isinstance(v, LogSum) else False for v in e + w + b):
                     # irrational values (DCG, nDCG): their floats from the float engine on the same views
                     # (within a few ulps of the nearest; converting thousands of sympy sums took most of the time)
                     for which, view in zip(("expected", "worst", "best"), views):
@@ -700,8 +750,8 @@ def _pairs(
     for a, b in pairs:
         ca, cb = cols[a], cols[b]
         mean_a, mean_b = ca.mean("expected"), cb.mean("expected")
-        low = _minus(ca.mean("worst"), cb.mean("best"))
-        high = _minus(ca.mean("best"), cb.mean("worst"))
+        low = _mean_difference(ca, "worst", cb, "best")
+        high = _mean_difference(ca, "best", cb, "worst")
         low_f = float(np.mean(ca.floats("worst")) - np.mean(cb.floats("best")))
         high_f = float(np.mean(ca.floats("best")) - np.mean(cb.floats("worst")))
         if _sign_near(lambda: low, low_f) > 0:
@@ -710,7 +760,8 @@ def _pairs(
             order = "none"
         else:
             order = "some"
-        base.append(dict(measure=key, a=a, b=b, mean_a=mean_a, mean_b=mean_b, expected_difference=_minus(mean_a, mean_b),
+        base.append(dict(measure=key, a=a, b=b, mean_a=mean_a, mean_b=mean_b,
+                         expected_difference=_mean_difference(ca, "expected", cb, "expected"),
                          min_difference=low, max_difference=high, order=order))
     if test is None:
         return [PairResult(**x) for x in base], notes

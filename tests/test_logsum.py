@@ -1,0 +1,145 @@
+"""LogSum: DCG sums as rational vectors over log(2)/log(b), summed and divided without sympy.
+
+Every test compares with the sympy path the vectors replace (tieaware.model.gains.discounted_sum,
+tieaware.model.exact.divide, tieaware.runs.evaluate.exact_mean, comparison's subtraction): with ==
+where the construction is the same, otherwise with tieaware.model.exactcmp.compare, whose 0 is a
+structural proof of equality (N1·D2 − N2·D1 is the zero polynomial in the logs), never a float.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tieaware.model.exact import divide
+from tieaware.model.exactcmp import compare
+from tieaware.model.gains import discounted_sum
+from tieaware.model.logsum import LogSum
+from tieaware.runs.comparison import _minus
+from tieaware.runs.evaluate import exact_mean
+
+fractions = st.fractions(min_value=-5, max_value=5, max_denominator=12)
+vectors = st.dictionaries(st.integers(1, 40), fractions, max_size=6)
+ideals = st.dictionaries(st.integers(1, 8), st.fractions(min_value=0, max_value=4, max_denominator=6), min_size=1, max_size=3).filter(
+    lambda d: any(d.values())
+)
+
+
+def old(coefficients: dict) -> object:
+    return discounted_sum({j: c for j, c in coefficients.items()}, "log2")
+
+
+@settings(max_examples=25, deadline=None)
+@given(vectors)
+def test_a_linear_form_is_discounted_sums_value(coefficients):
+    assert LogSum.linear(coefficients).value() == old(coefficients)  # the same canonical sympy construction
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.lists(st.tuples(vectors, ideals), min_size=1, max_size=3), st.lists(st.tuples(vectors, ideals), min_size=1, max_size=3))
+def test_means_and_differences_of_quotients_equal_sympys(a, b):
+    # nDCG per query is DCG / ideal DCG; a system's mean is their mean, a pair's difference the means' difference
+    def means(rows):
+        new = LogSum.total(LogSum.linear(d) / LogSum.linear(i) for d, i in rows) / len(rows)
+        was = exact_mean([divide(old(d), old(i)) for d, i in rows])
+        return new, was
+
+    (new_a, was_a), (new_b, was_b) = means(a), means(b)
+    assert compare(new_a.value(), was_a) == 0
+    assert compare((new_a - new_b).value(), _minus(was_a, was_b)) == 0
+    assert (new_a - new_b).sign() == compare(was_a, was_b)
+    assert new_a - new_a == 0 and not (new_a - new_a)
+
+
+def test_a_query_whose_dcg_is_its_ideal_is_one():
+    third = LogSum.linear({1: Fraction(1), 2: Fraction(1)})
+    assert third / third == 1 and (third / third).value() == Fraction(1)
+    # (a + (I − a)) / I: the reduction by the ideal makes the sum rational, as it is
+    a = LogSum.linear({2: Fraction(1)})
+    assert (a / third + (third - a) / third).value() == Fraction(1)
+
+
+def test_refused_inputs():
+    from tieaware.fast.arith import Formal
+    from tieaware.model.errors import TieawareError
+
+    with pytest.raises(TieawareError, match="log2"):
+        LogSum.of(Formal.power(Fraction(1, 2), 3))
+    with pytest.raises(TieawareError, match="value"):
+        LogSum.of(1.5)
+    with pytest.raises(ZeroDivisionError):
+        LogSum.of(Fraction(1)) / LogSum.of(Fraction(0))
+
+
+def _random_run(seed: int) -> tuple[str, dict[str, str]]:
+    """Three systems on a few queries with graded qrels and heavy ties."""
+    rnd = random.Random(seed)
+    qrels, runs = [], {s: [] for s in "ABC"}
+    for q in range(rnd.randint(1, 4)):
+        docs = [f"d{i}" for i in range(rnd.randint(1, 14))]
+        for d in rnd.sample(docs, rnd.randint(1, len(docs))):
+            qrels.append(f"q{q} 0 {d} {rnd.choice([0, 1, 1, 2, 3])}")
+        for lines in runs.values():
+            buckets = rnd.choice([1, 2, 3, 8])
+            lines.extend(f"q{q} Q0 {d} 0 {rnd.randrange(buckets)} r" for d in docs)
+    return "\n".join(qrels) + "\n", {s: "\n".join(v) + "\n" for s, v in runs.items()}
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 10**6))
+def test_exact_queries_forms_equal_their_sympy_values(seed):
+    from tieaware.io.columns import prepare, read_table
+    from tieaware.model.names import parse
+    from tieaware.runs.engine import ExactQueries
+
+    qrels, runs = _random_run(seed)
+    p = prepare(read_table(io.BytesIO(qrels.encode()), "qrels"), read_table(io.BytesIO(runs["A"].encode()), "run"))
+    values = ExactQueries(p)
+    for name in ("nDCG", "nDCG@3", "DCG@5", "nDCG(dcg='exp-log2')@4"):
+        m = parse(name)
+        for i in range(len(p.qids)):
+            form, was = values.value(i, m, forms=True), values.value(i, m)
+            assert isinstance(form, LogSum) or form == was == 0  # an ideal DCG of 0 gives nDCG 0
+            assert compare(form.value() if isinstance(form, LogSum) else form, was) == 0, (name, i)
+
+
+@settings(max_examples=3, deadline=None)
+@given(st.integers(0, 10**6))
+def test_compare_systems_means_and_differences_equal_the_per_query_values(seed):
+    # the leaderboard's exact means and differences (LogSum vectors) against exact_mean of the per-query values
+    from tieaware.fast import best_ordering, worst_ordering
+    from tieaware.io.trec import parse_qrels, parse_run, run_ranking
+    from tieaware.model.names import parse
+    from tieaware.runs.evaluate import compute
+    from tieaware.runs.leaderboard import compare_systems
+
+    qrels_text, texts = _random_run(seed)
+    qrels = parse_qrels(qrels_text.splitlines())
+    runs = {s: parse_run(t.splitlines()) for s, t in texts.items()}
+    measures = "nDCG@3"
+    out = compare_systems(qrels, runs, measures, test=None)
+    queries = sorted(set(qrels) & set.intersection(*(set(r) for r in runs.values())))
+    for name in measures.split():
+        m = parse(name)
+        means = {}
+        for s, run in runs.items():
+            per = {"expected": [], "worst": [], "best": []}
+            for q in queries:
+                ranking, ideal = run_ranking(run[q], qrels[q]), list(qrels[q].values())
+                per["expected"].append(compute(m, ranking, ideal=ideal))
+                per["worst"].append(compute(m, worst_ordering(m, ranking, ideal), ideal=ideal))
+                per["best"].append(compute(m, best_ordering(m, ranking, ideal), ideal=ideal))
+            means[s] = {k: exact_mean(v) for k, v in per.items()}
+        for row in out.standings[name]:
+            assert compare(row.mean, means[row.system]["expected"]) == 0
+            assert compare(row.min_mean, means[row.system]["worst"]) == 0
+            assert compare(row.max_mean, means[row.system]["best"]) == 0
+        for r in out.pairs[name]:
+            assert compare(r.expected_difference, _minus(means[r.a]["expected"], means[r.b]["expected"])) == 0
+            assert compare(r.min_difference, _minus(means[r.a]["worst"], means[r.b]["best"])) == 0
+            assert compare(r.max_difference, _minus(means[r.a]["best"], means[r.b]["worst"])) == 0
