@@ -274,10 +274,8 @@ def divide(numerator: Exact, denominator: Exact) -> Exact:
         return Fraction(0)
     if isinstance(numerator, (int, Fraction)) and isinstance(denominator, (int, Fraction)):
         return Fraction(numerator) / Fraction(denominator)
-    from tieaware.model.logsum import LogSum
-
-    if isinstance(numerator, LogSum) or isinstance(denominator, LogSum):  # DCG sums kept as vectors
-        return LogSum.of(numerator) / LogSum.of(denominator)
+    if getattr(numerator, "vectors", False) or getattr(denominator, "vectors", False):
+        return numerator / denominator  # DCG sums kept as vectors (tieaware.model.logsum.LogSum)
     import sympy  # only symbolic values reach here
 
     return sympy.sympify(numerator) / sympy.sympify(denominator)

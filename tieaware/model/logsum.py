@@ -87,6 +87,8 @@ class LogSum:
     """
 
     __slots__ = ("parts", "_hash")
+    #: Read by :func:`tieaware.model.exact.divide`, which divides such values as they divide themselves.
+    vectors = True
 
     def __init__(self, parts: dict[Key, Form]) -> None:
         self.parts = parts  # canonical: reduced, no empty numerator
@@ -203,6 +205,9 @@ class LogSum:
         if rational:
             parts[_ONE] = rational
         return LogSum(parts)
+
+    def __rtruediv__(self, other: Any) -> "LogSum":
+        return LogSum.of(other) / self
 
     def linear_form(self) -> Union[Form, None]:
         """The form {b: c} when the value is linear (no quotient), else None."""
