@@ -18,7 +18,6 @@ rational functions of the logs (see :func:`same`), never by floats.
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 
 import pytest
@@ -233,7 +232,6 @@ def test_bpref_orderings_in_both_layers():
 def test_dcg_exact_upto_4(n):
     """Grades 0-3 up to 3 documents; at 4, grades 0-2 and two of the five measures (sympy's exact
     variances of 24 orderings are slow: the full set at 4 takes minutes)."""
-    started = time.perf_counter()
     grades = (0, 1, 2, 3) if n <= 3 else (0, 1, 2)
     for r in all_tied_rankings(n, grades):
         if all(len(g) == 1 for g in groups(r)):
@@ -243,4 +241,3 @@ def test_dcg_exact_upto_4(n):
                 f = getattr(fast, what)(name, r)
                 ref = getattr(reference, what)(name, r)
                 assert same(f, ref), (what, name, r, f, ref)
-    assert time.perf_counter() - started < 60
