@@ -17,7 +17,9 @@ A kernel does not choose: :func:`of` picks the namespace from its arguments
 object serves every caller.  The namespace only holds primitives that are not
 a formula of any measure: ``where``/``minimum``/``maximum``/``clip``, a safe
 ``ratio`` (0 where the denominator is 0), harmonic spans
-Σ_{j=lo+1..hi} 1/j, discount spans Σ_{j=lo+1..hi} D(j), powers p**e.
+Σ_{j=lo+1..hi} 1/j, discount spans Σ_{j=lo+1..hi} D(j), powers p**e and
+power gaps p**lo - p**hi (in floats without the cancellation of the two
+powers when p is near 1).
 
 Exact mode keeps two kinds of values formal until the end (:class:`Formal`):
 discount spans (DCG is a linear combination Σ c_j·D(j), applied once by
@@ -243,6 +245,10 @@ class Exact:
         """p**e, formal until :meth:`value` resolves it."""
         return Formal.power(p, e)
 
+    def power_gap(self, p: Any, lo: Any, hi: Any) -> Any:
+        """p**lo - p**hi, formal until :meth:`value` resolves it."""
+        return self.power(p, lo) - self.power(p, hi)
+
 
 _RATIONAL = (int, Fraction)
 
@@ -301,6 +307,33 @@ class Float(Exact):
     @staticmethod
     def power(p: Any, e: int) -> float:
         return float(p) ** e
+
+    @staticmethod
+    def power_gap(p: Any, lo: Any, hi: Any) -> float:
+        """p**lo - p**hi as p**lo·(1 - p**(hi-lo)), the factor by -expm1((hi-lo)·log1p(-(1-p))) for p in [1/2, 1].
+
+        Subtracting the two powers loses ~1e-16/(1-p) relatively when p is
+        near 1.  1 - p is exact for a float p in [1/2, 1] (Sterbenz) and
+        correctly rounded for a Fraction p (taken before p is rounded, so a
+        decimal p such as 0.9999 keeps its 1 - p = 1/10000 to 1e-16); log1p
+        and expm1 keep the small difference to a few ulps.  For p < 1/2,
+        p**hi <= p**lo/2 and the plain difference has no cancellation.
+
+        >>> abs(FLOAT.power_gap(Fraction(999999999, 10**9), 0, 2) / 1.999999999e-09 - 1) < 1e-15
+        True
+        """
+        pf, q = _complement(p)
+        if not 0.0 <= q <= 0.5:
+            return pf**lo - pf**hi
+        return pf**lo * -math.expm1((hi - lo) * math.log1p(-q))
+
+
+def _complement(p: Any) -> tuple[float, float]:
+    """(p, 1 - p) as floats, 1 - p computed before rounding (exactly for a Fraction, by Sterbenz for a float in [1/2, 1])."""
+    if isinstance(p, Fraction):
+        return float(p), float(1 - p)
+    pf = float(p)
+    return pf, 1.0 - pf
 
 
 # -- array: numpy, one element per group ---------------------------------------------------
@@ -371,6 +404,16 @@ class Array:
     @staticmethod
     def power(p: Any, e: Any) -> np.ndarray:
         return np.float64(p) ** np.asarray(e, dtype=np.float64)
+
+    @staticmethod
+    def power_gap(p: Any, lo: Any, hi: Any) -> np.ndarray:
+        """p**lo - p**hi per element for one p (a float or a Fraction), as :meth:`Float.power_gap`."""
+        pf, q = _complement(p)
+        lo = np.asarray(lo, dtype=np.float64)
+        hi = np.asarray(hi, dtype=np.float64)
+        if not 0.0 <= q <= 0.5:
+            return np.float64(pf) ** lo - np.float64(pf) ** hi
+        return np.float64(pf) ** lo * -np.expm1((hi - lo) * math.log1p(-q))
 
 
 # -- symbolic: sympy, for the proofs -------------------------------------------------------
@@ -464,6 +507,10 @@ class Symbolic:
     @staticmethod
     def power(p: Any, e: Any) -> Any:
         return p**e
+
+    @staticmethod
+    def power_gap(p: Any, lo: Any, hi: Any) -> Any:
+        return p**lo - p**hi
 
 
 EXACT = Exact()

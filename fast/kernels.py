@@ -243,7 +243,8 @@ def rbp_group(p: Num, t: Num, end: Num, r: Num, n: Num) -> Num:
 
     The ranks t+1..end carry weight Σ (1-p)·p**(j-1) = p**t - p**end and each
     is relevant with probability r/n.  Exact mode keeps the powers formal and
-    sums them in integers per query.
+    sums them in integers per query; floats take the difference as one power
+    gap (:meth:`tieaware.fast.arith.Float.power_gap`), accurate when p is near 1.
 
     >>> from fractions import Fraction as F
     >>> from tieaware.fast.arith import EXACT
@@ -251,7 +252,7 @@ def rbp_group(p: Num, t: Num, end: Num, r: Num, n: Num) -> Num:
     Fraction(3, 8)
     """
     A = of(p, t, end, r, n)
-    return r / n * (A.power(p, t) - A.power(p, end))
+    return r / n * A.power_gap(p, t, end)
 
 
 def rbp_weight_squares(p: Num, t: Num, end: Num) -> Num:
@@ -267,7 +268,7 @@ def rbp_weight_squares(p: Num, t: Num, end: Num) -> Num:
     Fraction(5, 16)
     """
     A = of(p, t, end)
-    return (1 - p) / (1 + p) * (A.power(p, 2 * t) - A.power(p, 2 * end))
+    return (1 - p) / (1 + p) * A.power_gap(p, 2 * t, 2 * end)
 
 
 def err_stop(grade: Num, g_max: Num) -> Num:

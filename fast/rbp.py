@@ -66,7 +66,7 @@ def rbp(r: Ranking, p: object, k: Optional[int] = None, *, rel: object = 1, exac
     k_ = cutoff(k, optional=True)
     number = Fraction if flag(exact, "exact") else float
     summary = summarise(gs, threshold(rel), None, number)
-    return rbp_from(summary, p_ if number is Fraction else float(p_), k_, number=number)
+    return rbp_from(summary, p_, k_, number=number)  # float mode too: the kernel takes 1 - p before rounding
 
 
 def rbp_residual(r: Ranking, p: object, k: Optional[int] = None, *, exact: bool = True) -> Exact:

@@ -280,3 +280,16 @@ def test_err_on_a_group_of_thousands_matches_the_hypergeometric_sum():
         want = math.fsum(v for (g, x), v in terms.items() if x <= k)
         got = engine.values(p, parse(f"ERR@{k}"))[0]
         assert got == pytest.approx(want, rel=1e-13, abs=0), k
+
+
+def test_engine_rbp_near_p_one_equals_exact_layer():
+    # RBP at p = 0.9999 and 0.999999999 on tied runs: the engine's power gap (1 - p taken from
+    # the exact p) matches the exact layer to 1e-15 relative; p**t - p**end in doubles lost ~3e-8.
+    qrels = parse_qrels(["q1 0 d1 1", "q1 0 d3 1", "q2 0 e2 1", "q2 0 e4 1", "q2 0 e5 1"])
+    run = parse_run(["q1 Q0 d1 1 2.0 r", "q1 Q0 d2 2 2.0 r", "q1 Q0 d3 3 1.0 r", "q2 Q0 e1 1 3 r",
+                     "q2 Q0 e2 2 2 r", "q2 Q0 e3 3 2 r", "q2 Q0 e4 4 2 r", "q2 Q0 e5 5 1 r"])
+    measures = "RBP(p=0.9999) RBP(p=0.999999999) RBP(p=0.9999)@2"
+    want, got = evaluate(qrels, run, measures), evaluate(qrels, run, measures, exact=False)
+    for q in want.queries:
+        for m, v in want.per_query[q].items():
+            assert got.per_query[q][m] == pytest.approx(to_float(v), rel=1e-15, abs=0), (q, m)

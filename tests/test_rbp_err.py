@@ -258,3 +258,14 @@ def test_proofs_reject_wrong_kernels():
     ]
     for group in wrong_err:
         assert not ERR_GROUP(group=group).proved
+
+
+@pytest.mark.parametrize("p", ["0.9999", "0.999999999"])
+@pytest.mark.parametrize("r", [[1, 0], [[1, 0], 1, [0, 1, 1]], [[1, 0, 1], [0, 1]], [0, [1, 1, 0], 1]])
+def test_float_rbp_near_p_one(r, p):
+    # Float RBP near p = 1 equals the exact value (fast's exact mode, which the reference checks
+    # above) to 1e-15 relative: the group weight p**t - p**end is one power gap, 1 - p taken
+    # from the exact p before rounding, so nothing cancels (docs/proofs.md, "Float mode near p = 1").
+    exact = float(fast_rbp(r, p))
+    assert fast_rbp(r, p, exact=False) == pytest.approx(exact, rel=1e-15, abs=0)
+    assert fast_rbp(r, p, 2, exact=False) == pytest.approx(float(fast_rbp(r, p, 2)), rel=1e-15, abs=0)

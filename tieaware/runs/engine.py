@@ -279,7 +279,7 @@ def _ideal(g: _Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
 def _rbp(g: _Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray:
     """RBP: Σ_groups rbp_group(p, t, last, r, n) per query."""
     r, _ = g.relevant(rel)
-    return g.sum_per_query(kernels.rbp_group(float(p), g.t, _cut(g, k), r, g.size))
+    return g.sum_per_query(kernels.rbp_group(p, g.t, _cut(g, k), r, g.size))  # p a Fraction: 1 - p before rounding
 
 
 def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
