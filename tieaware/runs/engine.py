@@ -493,6 +493,7 @@ class ExactQueries:
         self._summaries: dict = {}
         self._gains: dict = {}  # measure -> gain of each label value (None: not rational here)
         self._ideals: dict = {}  # (measure, judged label counts, forms) -> ideal DCG
+        self._ap_groups: dict = {}  # ap_group's results by argument (see _ap_group)
 
     def _relevant_counts(self, rel: Fraction) -> tuple[np.ndarray, np.ndarray]:
         if rel not in self._rel:
@@ -540,10 +541,26 @@ class ExactQueries:
         if m.name == "F1":
             return fm.f1_from(summary, m.k, num_rel)
         if m.name == "AP":
-            return fm.average_precision_from(summary, m.k, num_rel, group=_ap_group)
+            return fm.average_precision_from(summary, m.k, num_rel, group=self._ap_group)
         if m.name == "RR":
             return fm.reciprocal_rank_from(summary, m.k)
         return rbp_from(summary, probability(m.rbp_p), m.k)
+
+    def _ap_group(self, t: int, last: int, before: Fraction, r: Fraction, n: int) -> Fraction:
+        """fast's AP kernel (:func:`tieaware.fast.kernels.ap_group`), remembered for this evaluation.
+
+        Its arguments (start, last rank, relevant above, relevant, size) are small integers that repeat
+        across queries (every untied group is (t, t + 1, before, 1, 1)); the key holds the numerators and
+        denominators, as a Fraction's hash costs more than the lookup saves.  The memory lives with the
+        evaluation, not the process, so a kernel replaced in between (a test's slip) is called again.
+        """
+        key = (t, last, before.numerator, before.denominator, r.numerator, r.denominator, n)
+        got = self._ap_groups.get(key)
+        if got is None:
+            if len(self._ap_groups) >= 1 << 18:  # bounded memory on runs with many distinct groups
+                self._ap_groups.clear()
+            got = self._ap_groups[key] = kernels.ap_group(t, last, before, r, n)
+        return got
 
     def _dcg(self, i: int, m: Measure, lo: int, hi: int, forms: bool = False):
         """fast's dcg_from on the query's groups (total gain per group) and on its ideal ranking."""
@@ -588,25 +605,6 @@ class ExactQueries:
         if ideal is None:
             return None
         return kernels.ndcg_value(dcg, ideal)
-
-
-_AP_GROUPS: dict = {}
-
-
-def _ap_group(t: int, last: int, before: Fraction, r: Fraction, n: int) -> Fraction:
-    """fast's AP kernel (:func:`tieaware.fast.kernels.ap_group`), remembered.
-
-    Its arguments (start, last rank, relevant above, relevant, size) are small integers that repeat
-    across queries and runs (every untied group is (t, t + 1, before, 1, 1)); the key holds the
-    numerators and denominators, as a Fraction's hash costs more than the lookup saves.
-    """
-    key = (t, last, before.numerator, before.denominator, r.numerator, r.denominator, n)
-    got = _AP_GROUPS.get(key)
-    if got is None:
-        if len(_AP_GROUPS) >= 1 << 18:
-            _AP_GROUPS.clear()
-        got = _AP_GROUPS[key] = kernels.ap_group(t, last, before, r, n)
-    return got
 
 
 def _log_sum(x: Any) -> Any:
