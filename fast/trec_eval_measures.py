@@ -577,26 +577,18 @@ def r_ndcg(
     Fraction(1, 2)
     """
     exact = flag(exact, "exact")
-    t = threshold(rel)
-    gs, pairs, (first, seq, last) = _gain_setup(r, ideal, gains)
-    rel_ret = sum(1 for g in gs for x in g if x is not None and x >= t)
-    big_r = relevant_total(num_rel, rel_ret)
     zero: Any = Fraction(0) if exact else 0.0
-    if big_r == 0:
+    setup = _rndcg_setup(r, num_rel, ideal, gains, rel, discount, exact)
+    if setup is None:
         return zero
-    n_ret = sum(len(g) for g in gs)
-    points = _rndcg_points(n_ret, first, seq, last)
-    if not points:
-        return zero
-    d = discount_function(discount) if exact else float_discount_function(discount)
+    gs, pairs, n_ret, points, disc, ideal_dcg = setup
+    # Summed point by point, not as Σ_j E[gain_j]·w_j with rndcg_weights: equal in
+    # value, but floats sum in another order (other last digits) and sympy keeps another form.
     means, _ = _dcg_terms(gs, pairs)
-    top = max([n_ret] + [b for _, b in points])
-    disc = [d(j) for j in range(1, top + 1)]
     conv = (lambda v: v) if exact else float
     dcg = [zero]
     for j in range(n_ret):
         dcg.append(dcg[-1] + conv(means[j]) * disc[j])
-    ideal_dcg = _ideal_prefix(seq, disc, top, zero, exact)
     total: Any = zero
     for c, b in points:
         total = total + _divide(dcg[c], ideal_dcg[b], exact)
@@ -622,6 +614,29 @@ def rndcg_weights(
     [Fraction(1, 1), Fraction(0, 1)]
     """
     exact = flag(exact, "exact")
+    setup = _rndcg_setup(r, num_rel, ideal, gains, rel, discount, exact)
+    if setup is None:
+        return None
+    _, _, n_ret, points, disc, ideal_dcg = setup
+    zero: Any = Fraction(0) if exact else 0.0
+    share = [zero] * (n_ret + 2)  # share[j]: Σ over points with c >= j of 1/(P·IDCG@b)
+    for c, b in points:
+        share[c] = share[c] + _divide(Fraction(1) if exact else 1.0, len(points) * ideal_dcg[b], exact)
+    for j in range(n_ret - 1, 0, -1):
+        share[j] = share[j] + share[j + 1]
+    return [disc[j - 1] * share[j] for j in range(1, n_ret + 1)]
+
+
+def _rndcg_setup(
+    r: Ranking, num_rel: Optional[int], ideal: Optional[Sequence[object]], gains: Optional[str], rel: object,
+    discount: Discount, exact: bool,
+) -> Optional[tuple[list[list[Any]], Any, int, list[tuple[int, int]], list[Any], list[Any]]]:
+    """Rndcg's set-up, shared by :func:`r_ndcg` and :func:`rndcg_weights`.
+
+    (groups, gain pairs, documents retrieved, trec_eval's points (c, b),
+    the discounts D(1..top), IDCG@0..top), or None when Rndcg is 0 on every
+    ordering (no relevant document, or no point).
+    """
     t = threshold(rel)
     gs, pairs, (first, seq, last) = _gain_setup(r, ideal, gains)
     rel_ret = sum(1 for g in gs for x in g if x is not None and x >= t)
@@ -634,14 +649,8 @@ def rndcg_weights(
     d = discount_function(discount) if exact else float_discount_function(discount)
     top = max([n_ret] + [b for _, b in points])
     disc = [d(j) for j in range(1, top + 1)]
-    zero: Any = Fraction(0) if exact else 0.0
-    ideal_dcg = _ideal_prefix(seq, disc, top, zero, exact)
-    share = [zero] * (n_ret + 2)  # share[j]: Σ over points with c >= j of 1/(P·IDCG@b)
-    for c, b in points:
-        share[c] = share[c] + _divide(Fraction(1) if exact else 1.0, len(points) * ideal_dcg[b], exact)
-    for j in range(n_ret - 1, 0, -1):
-        share[j] = share[j] + share[j + 1]
-    return [disc[j - 1] * share[j] for j in range(1, n_ret + 1)]
+    ideal_dcg = _ideal_prefix(seq, disc, top, Fraction(0) if exact else 0.0, exact)
+    return gs, pairs, n_ret, points, disc, ideal_dcg
 
 
 def _ideal_prefix(seq: Sequence[Fraction], disc: Sequence[Any], top: int, zero: Any, exact: bool) -> list[Any]:
