@@ -69,17 +69,18 @@ _NUMBER_BYTES[0] = True  # the padding of numpy byte strings
 # -- reading ------------------------------------------------------------------
 
 
-def _blocks(stream: IO[bytes], name: str):
+def _blocks(stream: IO[bytes], name: str, *, start: bool = True):
     """Blocks of whole lines (each ends with a newline), with the number of lines before each.
 
-    A leading byte order mark is dropped, and a line longer than
+    A leading byte order mark is dropped (when *stream* is at the file's
+    *start*, not in the middle of a file), and a line longer than
     :data:`~tieaware.io.text.MAX_LINE_BYTES` is refused, as the line reader
     of :mod:`tieaware.io.trec` refuses it: memory holds at most one block
     and one unfinished line, whatever the input.
     """
     rest = b""
     lines_before = 0
-    first = True
+    first = start
     while True:
         try:
             data = stream.read(_BLOCK)

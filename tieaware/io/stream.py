@@ -39,9 +39,9 @@ import numpy as np
 
 from tieaware.io.columns import Table, _block, _blocks, _query_numbers
 from tieaware.io.text import Source, open_binary
-from tieaware.model.errors import TieawareError
+from tieaware.model.errors import TieawareError, bad
 
-__all__ = ["NotContiguous", "PIECE_ROWS", "pieces", "blocks", "partitioned", "concat", "by_query", "Spool", "spooled", "rereadable"]
+__all__ = ["NotContiguous", "PIECE_ROWS", "pieces", "splittable", "line_ranges", "lines_before", "range_blocks", "range_pieces", "blocks", "partitioned", "concat", "by_query", "Spool", "spooled", "rereadable"]
 
 #: Rows per piece: about 50 MB of columns and ~0.2 GB of engine temporaries.
 PIECE_ROWS = 1 << 20
@@ -98,10 +98,14 @@ def pieces(source: Source, kind: str = "run", *, rows: int = PIECE_ROWS, contigu
     if not contiguous:
         yield from partitioned(source, kind)
         return
-    finished: set[bytes] = set()
+    yield from _cut(blocks(source, kind), rows, set())
+
+
+def _cut(tables: Iterator[Table], rows: int, finished: set[bytes]) -> Iterator[Table]:
+    """*tables* (consecutive rows) as pieces of whole queries; every query id met is added to *finished*."""
     pending: list[Table] = []
     held = 0
-    for table in blocks(source, kind):
+    for table in tables:
         pending.append(table)
         held += len(table)
         if held < rows:
@@ -270,3 +274,185 @@ def by_query(table: Table, rows: int = PIECE_ROWS) -> Iterator[Table]:
             hi = int(starts[np.searchsorted(starts, lo, side="right")])
         yield _take(table, order[lo:hi])
         lo = hi
+
+
+# -- byte ranges: one text file read by several processes at once -------------------
+
+#: Bytes read at a time while a range's start is moved to the next query.
+_ALIGN_CHUNK = 1 << 16
+
+
+def splittable(source: Any) -> bool:
+    """Can *source* be read in byte ranges: a rereadable, uncompressed text file (not stdin, ``.gz``, ``.bz2``, Parquet, Arrow)."""
+    if not rereadable(source):
+        return False
+    from tieaware.io import parquet
+
+    return not (parquet.is_columnar_path(source) or os.fspath(source).lower().endswith((".gz", ".bz2")))
+
+
+def line_ranges(source: Any, size: int, *, by_query: bool = True) -> list[tuple[int, int]]:
+    """Byte ranges ``[start, stop)`` of about *size* bytes covering the text file *source*, each starting a line.
+
+    With *by_query* (the default) each range after the first starts where
+    the query id (a line's first column) changes from the line before, so a
+    query whose lines are together falls in one range.  A range's start is
+    moved forward to the next such line (reading from there a few lines at a
+    time, a whole chunk at C speed when all its lines are of one query); a
+    start that would pass the next one, or a line longer than a chunk, merges
+    two ranges.  The ranges are only where reading is cut: a run whose queries
+    are not contiguous still gets ranges, and whoever reads them must check
+    that no query id is in two (:func:`range_pieces` collects them).
+
+    Every range is read with :func:`range_blocks` or :func:`range_pieces`,
+    by any process; :func:`lines_before` gives the line numbers of their
+    starts when a message needs them.  *source* must be :func:`splittable`.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "run")
+    >>> _ = open(path, "wb").write(b"q1 Q0 a 1 2 r\\nq1 Q0 b 2 1 r\\nq2 Q0 a 1 1 r\\nq3 Q0 a 1 1 r\\n")
+    >>> line_ranges(path, 20)
+    [(0, 42), (42, 56)]
+    >>> line_ranges(path, 20, by_query=False)
+    [(0, 28), (28, 42), (42, 56)]
+    >>> line_ranges(path, 10**6)
+    [(0, 56)]
+    """
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise bad("size", size, "must be an int >= 1")
+    if not splittable(source):
+        raise bad("source", source, "must be an uncompressed text file that can be read twice (not stdin, .gz, .bz2, Parquet)")
+    total = os.path.getsize(source)
+    starts = [0]
+    with open(os.fspath(source), "rb") as f:
+        for nominal in range(size, total, size):
+            if nominal <= starts[-1]:
+                continue
+            found = _next_start(f, nominal, total, by_query)
+            if found is None or found >= total:
+                continue
+            if found > starts[-1]:
+                starts.append(found)
+    return list(zip(starts, starts[1:] + [total]))
+
+
+def _next_start(f: IO[bytes], position: int, total: int, by_query: bool) -> Optional[int]:
+    """The first line start after byte *position* - 1; with *by_query*, the first after it where the query changes.
+
+    None when there is none within reach (a line longer than a chunk, a query of over 4 MB).
+    """
+    f.seek(position - 1)
+    data = f.read(_ALIGN_CHUNK)
+    newline = data.find(b"\n")
+    if newline < 0:
+        return None
+    start = position + newline  # the line after the one holding byte position - 1
+    if not by_query:
+        return start
+    query: Optional[bytes] = None
+    reach = start + 64 * _ALIGN_CHUNK  # a query longer than this: the ranges merge
+    while start < total and start < reach:
+        f.seek(start)
+        data = f.read(_ALIGN_CHUNK)
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            return None  # a line longer than a chunk
+        data = data[:cut]
+        if query is not None and _all_of(data, query):
+            start += cut
+            continue
+        lo = 0
+        while lo < cut:
+            hi = data.index(b"\n", lo) + 1
+            columns = data[lo:hi].split(None, 1)
+            if columns:
+                if query is None:
+                    query = columns[0]
+                elif columns[0] != query:
+                    return start + lo
+            lo = hi
+        start += cut
+    return None
+
+
+def _all_of(data: bytes, query: bytes) -> bool:
+    """Does every line of *data* (whole lines) start with *query* and a space or tab: counted at C speed."""
+    lines = data.count(b"\n")
+    same = sum(data.count(b"\n" + query + sep, 0, len(data) - 1) for sep in (b" ", b"\t"))
+    first = data.startswith((query + b" ", query + b"\t"))
+    return same + first == lines
+
+
+def lines_before(source: Any, offsets: list[int]) -> list[int]:
+    """How many lines of *source* end before each byte offset (offsets ascending): one pass at C speed.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "run")
+    >>> _ = open(path, "wb").write(b"q1 Q0 a 1 2 r\\nq1 Q0 b 2 1 r\\nq2 Q0 a 1 1 r\\n")
+    >>> lines_before(path, [0, 14, 42])
+    [0, 1, 3]
+    """
+    out = []
+    count = done = 0
+    with open(os.fspath(source), "rb") as f:
+        for offset in offsets:
+            while done < offset:
+                data = f.read(min(1 << 24, offset - done))
+                if not data:
+                    break
+                count += data.count(b"\n")
+                done += len(data)
+            out.append(count)
+    return out
+
+
+class _Window:
+    """A file's bytes ``[start, stop)`` as a stream."""
+
+    def __init__(self, f: IO[bytes], start: int, stop: int) -> None:
+        f.seek(start)
+        self.f, self.left = f, stop - start
+
+    def read(self, n: int = -1) -> bytes:
+        n = self.left if n < 0 else min(n, self.left)
+        data = self.f.read(n)
+        self.left -= len(data)
+        return data
+
+
+def range_blocks(source: Any, start: int, stop: int, kind: str = "run", *, before: int = 0) -> Iterator[Table]:
+    """The rows of bytes ``[start, stop)`` of the text file *source* as Tables of consecutive rows (see :func:`blocks`).
+
+    *start* must start a line (:func:`line_ranges`).  Line numbers count from
+    *before*, the lines before *start* (:func:`lines_before`; 0 reads them
+    relative to the range, which is cheaper and changes nothing but
+    messages).  The rows, in order, are those :func:`blocks` reads there.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "run")
+    >>> _ = open(path, "wb").write(b"q1 Q0 a 1 2 r\\nq1 Q0 b 2 1 r\\nq2 Q0 a 1 1 r\\n")
+    >>> [(t.qid.tolist(), t.line.tolist()) for t in range_blocks(path, 28, 42, before=2)]
+    [([b'q2'], [3])]
+    """
+    stream, name, close = open_binary(source, f"<{kind}>")
+    try:
+        window = _Window(stream, start, stop)
+        for block, lines in _blocks(window, name, start=start == 0):  # type: ignore[arg-type]
+            qid, docno, value, line = _block(block, before + lines, kind, name)
+            if len(line):
+                yield Table(kind, name, qid, docno, value, line)
+    finally:
+        if close:
+            stream.close()
+
+
+def range_pieces(
+    source: Any, start: int, stop: int, kind: str = "run", *, rows: int = PIECE_ROWS, before: int = 0, queries: Optional[set[bytes]] = None
+) -> Iterator[Table]:
+    """Bytes ``[start, stop)`` of *source* in pieces of whole queries (within the range), as :func:`pieces` cuts a file.
+
+    Every query id read is added to *queries* (give a set): a query in two
+    ranges is not contiguous, which only the caller, holding every range's
+    set, can see.  :class:`NotContiguous` when a query comes back inside the range.
+    """
+    yield from _cut(range_blocks(source, start, stop, kind, before=before), rows, set() if queries is None else queries)

@@ -4,9 +4,12 @@ The qrels are read whole (they are small); the run is read a few whole
 queries at a time (:func:`tieaware.io.stream.pieces`), each piece joined to
 its queries' qrels, grouped (:func:`tieaware.io.columns.prepare`) and
 evaluated (:func:`tieaware.runs.parts.evaluate_part`), then dropped.  With
-*jobs* > 1 the pieces are evaluated by that many worker processes while the
-main process reads the next ones; at most ``2 × jobs`` pieces are in flight,
-so memory stays bounded.  :func:`tieaware.runs.parts.combine` then joins the
+*jobs* > 1 an uncompressed text file is cut into byte ranges of whole
+queries (:func:`tieaware.io.stream.line_ranges`) and each worker process
+reads, parses and evaluates its ranges; otherwise (``.gz``, Parquet, a run
+held in memory) the pieces are evaluated by that many worker processes while
+the main process reads the next ones, at most ``2 × jobs`` in flight, so
+memory stays bounded.  :func:`tieaware.runs.parts.combine` then joins the
 queries in natural order: results are identical (float bits, equal
 Fractions) for any piece size and any number of jobs.
 
@@ -171,12 +174,10 @@ def evaluate_pieces(
     second = next(pieces, None)
     if second is None or jobs == 1:  # one piece, or one process: no pool
         return [_work(p, index, options) for p in ([first] if second is None else _chain(first, second, pieces))]
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     _STATE["index"], _STATE["options"] = index, options  # inherited by forked workers
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
+    context, method = _context()
     parts: list[Part] = []
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init, initargs=(None if method == "fork" else index, options)) as pool:
@@ -242,10 +243,16 @@ def evaluate_files(
     else:
         # a stream read once (stdin, a pipe) is copied to a temporary file first, a block at a time
         with stream.spooled(run, "run") as path:
-            try:
-                parts = evaluate_pieces(index, stream.pieces(path, "run", rows=rows), options, jobs)
-            except stream.NotContiguous:
+            ranged = _evaluate_ranges(index, path, options, jobs, rows) if jobs > 1 and stream.splittable(path) else None
+            if isinstance(ranged, list):
+                parts = ranged
+            elif ranged is _SCATTERED:  # a query in two ranges: partitioned by query, as a scattered run read in pieces is
                 parts = evaluate_pieces(index, _partitioned(path, rows), options, jobs)
+            else:
+                try:
+                    parts = evaluate_pieces(index, stream.pieces(path, "run", rows=rows), options, jobs)
+                except stream.NotContiguous:
+                    parts = evaluate_pieces(index, _partitioned(path, rows), options, jobs)
     seen: set[str] = set()
     run_only: set[str] = set()
     for part in parts:
@@ -256,6 +263,80 @@ def evaluate_files(
     if not seen:
         raise no_query(run_only, len(judged))
     return combine(parts, ms, exact=exact, complete=complete, skipped_run=run_only, skipped_qrels=skipped_qrels)
+
+
+# -- a text file read by the workers, a range of bytes each ---------------------------
+
+#: Bytes a row takes in a text run, about (for the size of a range).
+_ROW_BYTES = 40
+_SCATTERED = object()
+
+
+def _evaluate_ranges(index: QrelsIndex, run: Any, options: dict[str, Any], jobs: int, rows: int) -> Any:
+    """Every query's Part, each worker reading and evaluating ranges of the run file (:func:`tieaware.io.stream.line_ranges`).
+
+    The file is cut into ranges of whole queries (about a piece each, and at
+    least two ranges per process); each worker reads, parses and evaluates
+    its ranges in pieces of *rows* rows, with line numbers counted from the
+    range's start, and hands back the range's Parts and query ids.  A query
+    in two ranges (or twice in one) gives ``_SCATTERED``: the caller then
+    partitions the run by query.  A bad line is named as the whole file
+    names it: the first failing range is read again here, its line numbers
+    counted from the file's start.  None when the run is too small to cut.
+    """
+    total = os.path.getsize(run)
+    if total <= rows * _ROW_BYTES:
+        return None
+    ranges = stream.line_ranges(run, max(1, min(rows * _ROW_BYTES, -(-total // (2 * jobs)))))
+    if len(ranges) < 2:
+        return None
+    from concurrent.futures import ProcessPoolExecutor
+
+    context, method = _context()
+    _STATE["index"], _STATE["options"] = index, options  # inherited by forked workers
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init, initargs=(None if method == "fork" else index, options)) as pool:
+            futures = [pool.submit(_worker_range, run, start, stop, rows) for start, stop in ranges]
+            parts: list[Part] = []
+            seen: set[bytes] = set()
+            for k, future in enumerate(futures):
+                try:
+                    got, queries = future.result()
+                except stream.NotContiguous:
+                    got, queries = None, None
+                except TieawareError:
+                    for f in futures[k:]:
+                        f.cancel()
+                    # the message's line numbers were the range's own: read it again, counted from the file's start
+                    start, stop = ranges[k]
+                    _range_work(run, start, stop, rows, index, options, before=stream.lines_before(run, [start])[0])
+                    raise
+                if queries is None or not seen.isdisjoint(queries):
+                    for f in futures[k:]:
+                        f.cancel()
+                    return _SCATTERED
+                seen |= queries
+                parts.extend(got)
+    finally:
+        _STATE.clear()
+    return parts
+
+
+def _range_work(run: Any, start: int, stop: int, rows: int, index: QrelsIndex, options: dict[str, Any], before: int = 0) -> tuple[list[Part], set[bytes]]:
+    queries: set[bytes] = set()
+    parts = [_work(p, index, options) for p in stream.range_pieces(run, start, stop, "run", rows=rows, before=before, queries=queries)]
+    return parts, queries
+
+
+def _worker_range(run: Any, start: int, stop: int, rows: int) -> tuple[list[Part], set[bytes]]:
+    return _range_work(run, start, stop, rows, _STATE["index"], _STATE["options"])
+
+
+def _context() -> tuple[Any, str]:
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return multiprocessing.get_context(method), method
 
 
 def _partitioned(run: Any, rows: int) -> Iterator[Table]:
