@@ -77,9 +77,13 @@ bootstrap (shifted paired bootstrap, seeded).  They need scipy
 
 Memory: two runs are streamed a few whole queries at a time in --jobs
 processes (a run on stdin is copied to a temporary file first, a block at a
-time).  The leaderboard (--test, --baseline, --plot, markdown, latex, or
-more than two runs) still reads every run whole: its tie-breaking draws
-evaluate every run's queries side by side (docs/scale.md).
+time).  For the leaderboard (--test, --baseline, --plot, markdown, latex, or
+more than two runs) every run is partitioned by one query hash into
+temporary files, partition k of every run is evaluated together in --jobs
+processes, and the tests run on the gathered per-query values: the same
+results as reading the runs whole, in bounded memory; shuffled tie-breakings
+of a measure without a cutoff hold its varying queries' rows as compact
+columns while drawn (docs/scale.md).
 
 examples:
   tieaware compare qrels.txt runA.txt runB.txt
@@ -160,8 +164,7 @@ def _leaderboard_wanted(args: argparse.Namespace) -> bool:
 
 def _systems(args: argparse.Namespace) -> int:
     """The leaderboard path: every run read as columns once, compared with compare_prepared, printed at once."""
-    from tieaware.io.columns import prepare, read_table
-    from tieaware.runs.leaderboard import compare_prepared
+    from tieaware.runs.board_stream import compare_systems_files
 
     files = [args.run_a, args.run_b, *args.more_runs]
     if len(set(files)) < len(files):
@@ -180,10 +183,12 @@ def _systems(args: argparse.Namespace) -> int:
 
         if importlib.util.find_spec("matplotlib") is None:
             raise bad("--plot", args.plot, "needs matplotlib, which is not installed: pip install 'tieaware[plots]'")
-    qrels = read_table(args.qrels, "qrels", progress=True)
-    prepared = {f: prepare(qrels, read_table(f, "run", progress=True), trec_order=False) for f in files}
-    result = compare_prepared(
-        prepared,
+    # every run partitioned by one query hash into temporary files, partition k of every run evaluated
+    # together in --jobs processes, the per-query values gathered (tieaware.runs.board_stream): bounded memory,
+    # the results of compare_prepared on the runs read whole
+    result = compare_systems_files(
+        args.qrels,
+        files,
         args.measures,
         test=args.test,
         alpha=args.alpha,
@@ -195,6 +200,7 @@ def _systems(args: argparse.Namespace) -> int:
         seed=args.seed,
         samples=args.samples,
         limit=args.max_outcomes,
+        jobs=_jobs(args),
         progress=True,
     )
     text = result.render(args.format, args.digits)

@@ -357,6 +357,37 @@ def compare_prepared(
     columns = {
         name: _columns(p, ms, queries, exact=exact, layer=layer, progress=progress, label=name) for name, p in prepared.items()
     }
+    return _board(
+        columns, prepared, ms, queries, skipped, test=test, alpha=alpha, correction=correction, baseline=baseline, exact=exact,
+        resamples=resamples, seed=seed, samples=samples, limit=limit,
+    )
+
+
+def _board(
+    columns: Mapping[str, dict[str, "_Column"]],
+    prepared: Mapping[str, Any],
+    ms: Sequence[Measure],
+    queries: Sequence[str],
+    skipped: Sequence[str],
+    *,
+    test: Optional[str],
+    alpha: float,
+    correction: str,
+    baseline: Optional[str],
+    exact: bool,
+    resamples: int,
+    seed: int,
+    samples: Optional[int],
+    limit: int,
+) -> SystemsComparison:
+    """The leaderboard and the pairs from every system's per-query columns (:func:`_columns`, over *queries*).
+
+    *prepared* gives the rows of a system's varying queries when Monte Carlo
+    draws shuffle them: a :class:`tieaware.io.columns.Prepared`, or an object
+    with a ``drawn_view(m, queries)`` method (the streamed path,
+    :mod:`tieaware.runs.board_stream`).  Arguments are checked by the callers.
+    """
+    names = tuple(columns)
     if baseline is not None:
         pairs = [(name, baseline) for name in names if name != baseline]
     else:
@@ -914,7 +945,7 @@ class _Draws:
                  seed: int, samples: Optional[int], systems: Iterable[str]):
         self.cols, self.prepared, self.m, self.queries, self.seed = cols, prepared, m, queries, seed
         drawn = [s for s in systems if not cols[s].known()]
-        self.views = {s: _drawn_view(prepared[s], m, [queries[q] for q in np.flatnonzero(cols[s].varies()).tolist()]) for s in drawn}
+        self.views = {s: _view_of(prepared[s], m, [queries[q] for q in np.flatnonzero(cols[s].varies()).tolist()]) for s in drawn}
         self.rows = sum(int(view.rows) for view in self.views.values())
         if samples is not None:
             self.n = samples
@@ -953,6 +984,12 @@ def _draw(col: _Column, view: Any, m: Measure, rng: np.random.Generator, count: 
     elif len(varies):
         out[:, varies] = _draw_orderings(view, m, rng, count)
     return out
+
+
+def _view_of(p: Any, m: Measure, queries: Sequence[str]) -> Any:
+    """:func:`_drawn_view` of *p*, or *p*'s own ``drawn_view`` (runs read back from partitions when drawn)."""
+    own = getattr(p, "drawn_view", None)
+    return own(m, queries) if own is not None else _drawn_view(p, m, queries)
 
 
 def _drawn_view(p: Any, m: Measure, queries: Sequence[str]) -> Any:
