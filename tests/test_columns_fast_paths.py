@@ -11,8 +11,10 @@ bytes, more distinct values than the sample, many groups).
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -109,3 +111,58 @@ def test_join_through_the_bitmap_finds_what_the_binary_search_finds(monkeypatch)
     got = prepare(qrels, run)
     assert got.judged.tolist() == want.judged.tolist() and int(want.judged.sum()) > 100
     assert got.label.tolist() == want.label.tolist() and got.group_start.tolist() == want.group_start.tolist()
+
+
+@given(st.lists(st.binary(min_size=0, max_size=12), min_size=1, max_size=30), st.integers(0, 3))
+def test_gather_is_plain_slicing(strings, tail):
+    # strings of at most 8 bytes are read as masked 64-bit words, longer ones as windows: both are slices
+    data = b"".join(strings) + b"x" * tail
+    ends = np.cumsum([len(s) for s in strings])
+    starts = ends - np.array([len(s) for s in strings])
+    got = columns._gather(np.frombuffer(data, dtype=np.uint8), starts, ends)
+    assert got.tolist() == [s.rstrip(b"\0") for s in strings]
+    assert got.dtype.itemsize == max(1, max(len(s) for s in strings))
+
+
+_LINES = ["q1 Q0 d1 1 2 r", "q1\tQ0\td2\t2\t1.5\tr", "q2 Q0 d\x0b3 1 1 r", "q2 Q0 d4 2 1 r\r", "", "q3  Q0 d5 1 1 r",
+          " q3 Q0 d6 2 1 r", "q3 Q0 d7 3 1 r ", "q4 Q0 d8 1 1 r extra", "q4 Q0 d9\x00 2 1 r", "q5 Q0 d10 1 1"]
+
+
+@given(st.lists(st.sampled_from(_LINES), min_size=1, max_size=8))
+def test_the_numpy_reader_reads_as_the_line_reader(lines):
+    # a block with a control byte, a carriage return, a blank line, doubled or edge separators, or another
+    # column count goes to the line reader; any block the numpy reader takes, it reads as the line reader does
+    block = ("\n".join(lines) + "\n").encode()
+    try:
+        want = columns._slow_block(block, 10, "run", "r")
+    except Exception as exc:  # the line reader refuses it: the numpy reader must not read it either
+        assert columns._fast_block(block, 10, "run") is None
+        with pytest.raises(type(exc), match=re.escape(str(exc))):
+            columns._block(block, 10, "run", "r")
+        return
+    got = columns._block(block, 10, "run", "r")
+    assert [c.tolist() for c in got] == [c.tolist() for c in want]
+
+
+def test_short_score_texts_are_numbered_as_runs_of_neighbours_number_them(monkeypatch):
+    # scores of at most 8 bytes are told apart by their bytes at once (_short_texts); the general path
+    # (runs of equal neighbours, then distinct texts) gives the same scores, text numbers and first bad line
+    rng = np.random.default_rng(5)
+    texts = ["2", "2.0", "-0", "1e3", "0.5", "10", "3.25", "7"]
+    for bad in (None, "1.2.3", "x"):
+        words = [texts[i] for i in rng.integers(0, len(texts), 3000)]
+        if bad is not None:
+            words[2100] = words[2500] = bad
+        text = "".join(f"q{i // 100} Q0 d{i} 1 {w} r\n" for i, w in enumerate(words))
+        run = read_table(io.BytesIO(text.encode()), "run")
+        results = []
+        for short in (columns._short_texts, lambda values: (None, None)):
+            monkeypatch.setattr(columns, "_short_texts", short)
+            try:
+                results.append([np.asarray(x).tolist() for x in columns._scores(run)])
+            except ValueError as exc:
+                results.append(str(exc))
+        assert results[0] == results[1]
+        assert (bad is None) == isinstance(results[0], list)
+        if bad is not None:
+            assert ":2101:" in results[0]

@@ -218,27 +218,33 @@ def _block(block: bytes, before: int, kind: str, name: str) -> tuple[np.ndarray,
 
 
 def _fast_block(block: bytes, before: int, kind: str) -> Optional[tuple[np.ndarray, ...]]:
-    """Columns by numpy when every line is `col SEP col SEP ...` with single separators; else None."""
-    if b"\r" in block:  # a blank line fails the checks below: every line holds ncol - 1 separators inside it
-        return None
+    """Columns by numpy when every line is `col SEP col SEP ...` with single separators; else None.
+
+    The bytes at or below the space (separators, newlines, and any other control
+    byte, which sends the block to the line reader) are found in one pass:
+    none side by side or first (no empty column, no blank line, no
+    separator at either end of a line), and ncol of them to a line, the
+    last its newline and the others spaces or tabs.
+    """
     ncol = _COLUMNS[kind]
     a = np.frombuffer(block, dtype=np.uint8)
-    nl = np.flatnonzero(a == 10)
-    sep = np.flatnonzero((a == 32) | (a == 9) if b"\t" in block else a == 32)
-    lines = len(nl)
-    if len(sep) != (ncol - 1) * lines:
+    mark = a <= 32
+    if not len(a) or mark[0] or (mark[1:] & mark[:-1]).any():
         return None
-    # no two separators side by side (an empty column), found by C's search of the bytes
-    pairs = (b"  ", b"\t\t", b" \t", b"\t ") if b"\t" in block else (b"  ",)
-    no_empty = not any(p in block for p in pairs)
-    sep = sep.reshape(lines, ncol - 1)
+    marks = np.flatnonzero(mark)
+    del mark
+    if not len(marks) or len(marks) % ncol:
+        return None
+    marks = marks.reshape(-1, ncol)
+    kinds = a[marks]
+    if not (kinds[:, -1] == 10).all() or not ((kinds[:, :-1] == 32) | (kinds[:, :-1] == 9)).all():
+        return None  # \r, another control byte, or a line with more or fewer columns
+    del kinds
+    sep, nl = marks[:, :-1], marks[:, -1]
+    lines = len(nl)
     starts = np.empty(lines, dtype=np.int64)
     starts[0] = 0
     starts[1:] = nl[:-1] + 1
-    # Sorted positions and equal counts: if a line had too few (or too many)
-    # separators, some row of `sep` would reach past its own line.
-    if not (no_empty and (sep[:, 0] > starts).all() and (sep[:, -1] < nl - 1).all()):
-        return None
     value_col = 4 if kind == "run" else 3
     value_end = sep[:, value_col] if value_col < ncol - 1 else nl
     value_start = sep[:, value_col - 1] + 1
@@ -251,12 +257,18 @@ def _fast_block(block: bytes, before: int, kind: str) -> Optional[tuple[np.ndarr
     return qid, docno, value, line
 
 
+#: _WORD_MASKS[k]: the low k bytes of a little-endian 64-bit word.
+_WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+
+
 def _gather(a: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """The byte strings a[start[i]:end[i]] as one fixed-width numpy bytes array.
 
-    One gather of whole rows from a strided view of *a* as overlapping
-    windows of *width* bytes (no copy, no rows × width index array), then
-    the bytes past each end set to NUL.
+    Strings of at most 8 bytes are read as one little-endian 64-bit word
+    each (an unaligned view of *a* at every byte), masked to their length;
+    longer ones are one gather of whole rows from a strided view of *a* as
+    overlapping windows of *width* bytes (no copy, no rows × width index
+    array), then the bytes past each end set to NUL.
 
     >>> a = np.frombuffer(b"q1 abc\\nq22 d\\n", dtype=np.uint8)
     >>> _gather(a, np.array([0, 7]), np.array([2, 10])).tolist()
@@ -266,8 +278,16 @@ def _gather(a: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     width = max(1, int(length.max())) if len(length) else 1
     if not len(start):
         return np.zeros(0, dtype=f"S{width}")
-    if int(start.max()) + width > len(a):  # the last window would run past the end
-        a = np.concatenate([a, np.zeros(width, dtype=np.uint8)])
+    reach = 8 if width <= 8 else width
+    if int(start.max()) + reach > len(a):  # the last window would run past the end
+        a = np.concatenate([a, np.zeros(reach, dtype=np.uint8)])
+    if width <= 8:
+        a = np.ascontiguousarray(a)
+        words = np.ndarray(shape=(len(a) - 7,), dtype="<u8", buffer=a, strides=(1,))[start]
+        words &= _WORD_MASKS[length]
+        if width == 8:
+            return words.view("S8")
+        return np.ascontiguousarray(words.view(np.uint8).reshape(-1, 8)[:, :width]).view(f"S{width}").ravel()
     windows = np.lib.stride_tricks.as_strided(a, shape=(len(a) - width + 1, width), strides=(a.strides[0], a.strides[0]), writeable=False)
     out = windows[start]
     if int(length.min()) != width:
@@ -506,7 +526,9 @@ def _scores(run: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     if run.score is not None:
         return _numeric_scores(run.score)
-    heads, run_of = _distinct(run.value)
+    heads, run_of = _short_texts(run.value) if run.value.dtype.itemsize <= 8 and len(run) > 1000 else (None, None)
+    if heads is None:
+        heads, run_of = _distinct(run.value)
     # Few distinct scores (heavy ties): parse each distinct text once, found by hashing.
     if len(heads) > 1000:
         texts = run.value[heads]
@@ -540,6 +562,28 @@ def _scores(run: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             check_number(texts[i].decode("utf-8"), "score", f"{run.name}:{int(run.line[heads[i]])}")
         raise
     return values[run_of], run_of, values
+
+
+def _short_texts(values: np.ndarray) -> tuple[Optional[np.ndarray], Optional[np.ndarray]]:
+    """(first row of every distinct text, in file order; its number for every row), texts of at most 8 bytes.
+
+    The NUL-padded bytes of a short text are its own code, so the distinct
+    texts are found on the codes at once, with no pass over runs of equal
+    neighbours; (None, None) when many are distinct (in a leading sample,
+    or over half the rows).
+    """
+    size = values.dtype.itemsize
+    values = np.ascontiguousarray(values)
+    codes = values.view(f"u{size}") if size in (1, 2, 4, 8) else _codes(values)
+    if len(np.unique(codes[:_SAMPLE])) * 16 > min(len(codes), _SAMPLE):
+        return None, None  # many distinct texts: the runs of equal neighbours first
+    first, inverse = _first_and_inverse(codes)
+    if len(first) * 2 >= len(values):
+        return None, None
+    order = np.argsort(first)  # number the texts in order of first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.reshape(-1)]
 
 
 def _numeric_scores(score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -722,13 +766,17 @@ def _lookup(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.n
     return (hit if candidates is None else candidates[hit]), pos[hit]
 
 
-def rank_rows(run: Table, docno_hash: Optional[np.ndarray] = None) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+def rank_rows(
+    run: Table, docno_hash: Optional[np.ndarray] = None, *, numbers: Optional[tuple[list[bytes], np.ndarray]] = None, duplicates: bool = True
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """A run's rows ranked per query without qrels (for RBO): (qids, row order, query starts, group starts).
 
     The order sorts rows by query (first appearance), then score descending;
     groups are runs of equal **exact** scores, as :func:`prepare` finds them.
     A docno given twice for one query is refused, naming both lines.
-    *docno_hash*: the rows' docnos hashed by :func:`_hash` (at any one width), when the caller has them.
+    *docno_hash*: the rows' docnos hashed by :func:`_hash` (at any one width), when the caller has them;
+    *numbers*: the run's ``_query_numbers(run.qid)``, when the caller has them; ``duplicates=False``:
+    the caller has found every (query, docno) once already.
 
     >>> import io
     >>> t = read_table(io.BytesIO(b"q1 Q0 a 1 1 r\\nq1 Q0 b 2 2.0 r\\nq1 Q0 c 3 2 r\\n"), "run")
@@ -736,8 +784,9 @@ def rank_rows(run: Table, docno_hash: Optional[np.ndarray] = None) -> tuple[list
     >>> t.docno[order].tolist(), gs.tolist()
     ([b'b', b'c', b'a'], [0, 2])
     """
-    names, query = _query_numbers(run.qid)
-    _duplicates(run, query, "duplicate docno {docno!r} for query {qid!r}", docno_hash)
+    names, query = _query_numbers(run.qid) if numbers is None else numbers
+    if duplicates:
+        _duplicates(run, query, "duplicate docno {docno!r} for query {qid!r}", docno_hash)
     score, text_id, text_values = _scores(run)
     order = _query_score_order(query, score, text_id, text_values)
     query, score, text_id, source = query[order], score[order], text_id[order], order.copy()
