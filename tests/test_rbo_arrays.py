@@ -209,3 +209,58 @@ def test_runs_read_side_by_side_equal_the_query_by_query_path(tmp_path, monkeypa
     for jobs in (1, 2):
         got = command.paired_files(str(a), str(b), command._rbo_array_rows, None, settings_, jobs)
         assert sorted(got[0]) == sorted(want[0]) and got[1:] == want[1:], jobs
+
+
+def _pairs_equal(x, y):
+    import numpy as np
+
+    assert x[0] == y[0] and x[4:] == y[4:]
+    assert all(np.array_equal(u, v) for u, v in zip(x[1:3], y[1:3]))
+    assert all(np.array_equal(u, v) for u, v in zip(x[3], y[3]))
+
+
+@pytest.mark.parametrize("share", [1.0, 0.5], ids=["same-documents", "some-shared"])
+def test_one_sort_per_run_joins_as_the_general_join(monkeypatch, share):
+    # Runs listing the same queries in the same order are joined through one sort of each run's (query, docno)
+    # keys (rbo_engine._same_queries); the general join gives the same pairs, also when keys collide across
+    # the runs but not inside either (docnos hashed by their last byte here, in the bits the key keeps)
+    import io
+
+    import numpy as np
+
+    from tieaware.io import columns
+    from tieaware.runs import rbo_engine
+
+    rng = random.Random(23)
+    texts = ["", ""]
+    for q in range(12):
+        docs = rng.sample("abcdefghijklmnop", rng.randint(1, 12))
+        other = [d if rng.random() < share else "Y" + d for d in docs]  # Y: another docno with the same last byte
+        rng.shuffle(other)
+        for i, run_docs in enumerate((docs, other[: rng.randint(1, len(other))] if share < 1 else other)):
+            texts[i] += "".join(f"q{q} Q0 x{d} 1 {rng.randrange(3)} r\n" for d in run_docs)
+    a, b = (columns.read_table(io.BytesIO(t.encode()), "run") for t in texts)
+    real = rbo_engine._same_queries
+    for hashed in (None, lambda strings, width: np.array([s[-1] << 32 for s in strings.tolist()], dtype=np.uint64)):
+        if hashed is not None:
+            monkeypatch.setattr(columns, "_hash", hashed)
+        used = []
+        monkeypatch.setattr(rbo_engine, "_same_queries", lambda *args: used.append(1) or real(*args))
+        got = rbo_engine.pairs_from_tables(a, b)
+        monkeypatch.setattr(rbo_engine, "_same_queries", lambda *args: None)
+        want = rbo_engine.pairs_from_tables(a, b)
+        assert used and got is not None
+        _pairs_equal(got, want)
+
+
+@pytest.mark.parametrize("mode", [[], ["--float"]])
+def test_a_duplicate_docno_is_refused_naming_both_lines(tmp_path, capsys, mode):
+    from tieaware.cli import main
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_text("q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n")
+    b.write_text("q1 Q0 d2 1 2 r\nq1 Q0 d1 2 1 r\nq1 Q0 d2 3 1 r\n")
+    code = main(["rbo", str(a), str(b), *mode])
+    captured = capsys.readouterr()
+    assert code != 0 and captured.out == ""
+    assert f"{b}:3: duplicate docno 'd2' for query 'q1' (first on line 1)" in captured.err

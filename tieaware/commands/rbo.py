@@ -326,7 +326,7 @@ def _mean(values: list[Any]) -> Any:
 
 def _table(args: argparse.Namespace, p: Fraction, bounds: tuple[str, ...], rows: list[Any], means: list[Any], skipped: int) -> str:
     headers = ["qid", "|A|", "|B|"] + [f"RBO^{args.variant} {b}" for b in bounds]
-    body = [[qid, a, b] + [to_decimal(v, args.digits) for v in values] for qid, a, b, values in rows]
+    body = [[qid, str(a), str(b)] + [to_decimal(v, args.digits) for v in values] for qid, a, b, values in rows]
     body.append(["mean", "", ""] + [to_decimal(v, args.digits) for v in means])
     depth = f", depth {args.depth} (whole tie groups)" if args.depth else ""
     mode = "float" if args.float else "exact"

@@ -284,12 +284,17 @@ def pairs_from_tables(a: Any, b: Any, depth: Optional[int] = None) -> Optional[t
     by docno.  None when two docnos of one run share a 64-bit key (a hash
     collision): the caller then compares query by query.
     """
-    from tieaware.io.columns import _hash, _key, rank_rows
+    from tieaware.io.columns import _hash, _key, _query_numbers, rank_rows
 
     width = max(a.docno.dtype.itemsize, b.docno.dtype.itemsize)  # one width: equal docnos hash alike in both runs
     hashes = [_hash(t.docno, width) for t in (a, b)]
-    sides = [_ranked(t, rank_rows(t, h), depth, h) for t, h in zip((a, b), hashes)]
-    del hashes
+    numbers = [_query_numbers(t.qid) for t in (a, b)]
+    if depth is None and len(a) and len(b) and numbers[0][0] == numbers[1][0]:
+        joined = _same_queries(a, b, hashes, numbers)
+        if joined is not None:
+            return joined
+    sides = [_ranked(t, rank_rows(t, h, numbers=nm), depth, h) for t, h, nm in zip((a, b), hashes, numbers)]
+    del hashes, numbers
     names = [side[0] for side in sides]
     common = set(names[0]) & set(names[1])
     qids = [q for q in names[0] if q in common]
@@ -322,6 +327,56 @@ def pairs_from_tables(a: Any, b: Any, depth: Optional[int] = None) -> Optional[t
     match_b = np.full(len(qb), -1, dtype=np.int64)
     found = np.flatnonzero(match_a >= 0)
     match_b[match_a[found]] = found
+    return _assemble(qids, (qa, ta, ba, match_a), (qb, tb, bb, match_b), only_a, only_b)
+
+
+def _same_queries(a: Any, b: Any, hashes: list[np.ndarray], numbers: list[tuple[list[bytes], np.ndarray]]) -> Optional[tuple[list[str], np.ndarray, np.ndarray, Pairs, int, int]]:
+    """:func:`pairs_from_tables` for two runs holding the same queries in the same order, uncut (the usual piece).
+
+    One sort of each run's (query, docno) keys both shows that no key comes
+    twice and joins the runs: equal keys side by side in the two sorted
+    arrays (checked on the text) are the same document.  None when a key
+    comes twice in a run (a duplicate docno, refused by the general path
+    with its lines, or a hash collision): the general path then takes over.
+    """
+    from tieaware.io.columns import _key, rank_rows
+
+    keys = [_key(q, h) for (_, q), h in zip(numbers, hashes)]
+    orders = [np.argsort(k) for k in keys]
+    (sa, sb) = sorted_keys = [k[o] for k, o in zip(keys, orders)]
+    del keys
+    if any((s[1:] == s[:-1]).any() for s in sorted_keys):
+        return None
+    oa, ob = orders
+    if len(sa) == len(sb) and (sa == sb).all():  # every document in both runs
+        rows_a, rows_b = oa, ob
+    else:
+        pos = np.minimum(np.searchsorted(sb, sa), len(sb) - 1)
+        hit = np.flatnonzero(sb[pos] == sa)
+        rows_a, rows_b = oa[hit], ob[pos[hit]]
+    del sorted_keys, sa, sb, orders
+    truly = a.docno[rows_a] == b.docno[rows_b]  # a key of two docnos (a collision across the runs) is no match
+    if not truly.all():
+        rows_a, rows_b = rows_a[truly], rows_b[truly]
+    sides = []
+    for table, h, nm in zip((a, b), hashes, numbers):
+        qids, order, query_start, group_start = rank_rows(table, h, numbers=nm, duplicates=False)
+        position = np.empty(len(order), dtype=np.int64)  # the ranked row of every file row
+        position[order] = np.arange(len(order), dtype=np.int64)
+        sides.append((qids, position) + _tops(len(order), query_start, group_start))
+    (qids, position_a, qa, ta, ba), (_, position_b, qb, tb, bb) = sides
+    match_a = np.full(len(a), -1, dtype=np.int64)
+    match_b = np.full(len(b), -1, dtype=np.int64)
+    ranked_a, ranked_b = position_a[rows_a], position_b[rows_b]
+    match_a[ranked_a] = ranked_b
+    match_b[ranked_b] = ranked_a
+    return _assemble(qids, (qa, ta, ba, match_a), (qb, tb, bb, match_b), 0, 0)
+
+
+def _assemble(qids: list[str], side_a: tuple, side_b: tuple, only_a: int, only_b: int) -> tuple[list[str], np.ndarray, np.ndarray, Pairs, int, int]:
+    """(qids, |A| and |B| per query, pairs, only_a, only_b) from each run's (query, top, bottom, match) in rank order."""
+    qa, ta, ba, match_a = side_a
+    qb, tb, bb, match_b = side_b
     nq = len(qids)
     len_a, len_b = np.bincount(qa, minlength=nq).astype(np.int64), np.bincount(qb, minlength=nq).astype(np.int64)
     swap = len_a > len_b  # the shorter ranking is S; with equal lengths A is, as rbo_pair keeps the order
@@ -352,7 +407,16 @@ def pairs_from_tables(a: Any, b: Any, depth: Optional[int] = None) -> Optional[t
 def _ranked(table: Any, ranked: tuple, depth: Optional[int], docno_hash: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(qids, query number, group top, group bottom, docno, docno hash) of every row in rank order, cut at *depth*."""
     qids, order, query_start, group_start = ranked
-    n = len(order)
+    query, top, bottom = _tops(len(order), query_start, group_start)
+    docno, docno_hash = table.docno[order], docno_hash[order]
+    if depth is not None:
+        keep = np.flatnonzero(top <= depth)
+        query, top, bottom, docno, docno_hash = query[keep], top[keep], bottom[keep], docno[keep], docno_hash[keep]
+    return qids, query, top, bottom, docno, docno_hash
+
+
+def _tops(n: int, query_start: np.ndarray, group_start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(query number, group top rank, group bottom rank) of every ranked row, ranks 1-based within the query."""
     query = np.zeros(n, dtype=np.int64)
     query[query_start[1:]] = 1
     query = np.cumsum(query)
@@ -363,8 +427,4 @@ def _ranked(table: Any, ranked: tuple, depth: Optional[int], docno_hash: np.ndar
     first = query_start[query] if n else np.zeros(0, dtype=np.int64)
     top = group_start[group] - first + 1
     bottom = group_end[group] - first
-    docno, docno_hash = table.docno[order], docno_hash[order]
-    if depth is not None:
-        keep = np.flatnonzero(top <= depth)
-        query, top, bottom, docno, docno_hash = query[keep], top[keep], bottom[keep], docno[keep], docno_hash[keep]
-    return qids, query, top, bottom, docno, docno_hash
+    return query, top, bottom
