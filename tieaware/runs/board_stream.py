@@ -36,11 +36,13 @@ temporary files are removed when done, on an error and on Ctrl-C.
 from __future__ import annotations
 
 import os
+import pickle
 import tempfile
 import zlib
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from fractions import Fraction
+from types import SimpleNamespace
 from typing import Any, Optional
 
 import numpy as np
@@ -117,7 +119,7 @@ def compare_systems_files(
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tieaware-", dir=directory))
         count = partitions if partitions is not None else _count(sources)
         paths = [stream.write_partitions(source, "run", count, tmp, prefix=f"{i}-") for i, source in enumerate(sources)]
-        options = dict(measures=ms, exact=exact, layer=layer, marks=marks)
+        options = dict(measures=ms, exact=exact, layer=layer, marks=marks, keep=test is not None)
         parts = _evaluate(index, paths, options, jobs, progress)
         some: set[str] = set()
         every: set[str] = set()
@@ -184,16 +186,36 @@ def _work(k: int, index: QrelsIndex, paths: Sequence[Sequence[str]], options: di
     if not shared:
         return out
     ms, exact, layer = options["measures"], options["exact"], options["layer"]
-    for p in prepared:
+    for i, p in enumerate(prepared):
         columns = lb._columns(p, ms, shared, exact=exact, layer=layer, progress=False, label="")
         floats = {}
+        varies = np.zeros(len(shared), dtype=bool)
         for key, column in columns.items():
             column.source = None  # a closure over this partition: the gathered column reads its rows back itself
             if exact and layer == "fast" and column.measure is not None and column.measure.name in ("DCG", "nDCG"):
                 floats[key] = _engine_floats(p, column.measure, shared)
+            if options["keep"]:
+                probe = lb._Column(column.expected, column.worst, column.best)
+                probe._cache = dict(column._cache)  # the column's own cache stays as _columns left it
+                varies |= probe.varies()
+        if options["keep"]:
+            # the rows of the queries whose value varies, as compact columns: what the tests may read back
+            # (a distribution, shuffled tie-breakings), without parsing and joining the partition again
+            kept = lb._drawn_view(p, _WHOLE, [q for q, v in zip(shared, varies.tolist()) if v])  # type: ignore[arg-type]
+            with open(_varying(paths[i][k]), "wb") as f:
+                pickle.dump(kept, f, protocol=pickle.HIGHEST_PROTOCOL)
         out["columns"].append(columns)
         out["floats"].append(floats)
     return out
+
+
+#: What leaderboard._drawn_view reads of a measure: no cutoff, so every row of the queries asked is kept.
+_WHOLE = SimpleNamespace(k=None, name="")
+
+
+def _varying(path: str) -> str:
+    """The file beside partition *path* holding its varying queries' rows (a pickled Prepared)."""
+    return path + ".varying"
 
 
 def _engine_floats(p: Prepared, m: Measure, shared: Sequence[str]) -> Optional[list[np.ndarray]]:
@@ -308,27 +330,40 @@ class _Partitions:
         return zlib.crc32(qid.encode("utf-8")) % self.count
 
     def read(self, k: int) -> Optional[Prepared]:
+        """Partition *k*'s varying queries (every query of the partition when they were not kept apart)."""
         if self.last[0] != k:
             self.last = (-1, None)  # the previous partition is dropped before the next is read
-            self.last = (k, _read(self.index, self.paths[k]))
+            self.last = (k, self._load(k))
         return self.last[1]
 
+    def _load(self, k: int) -> Optional[Prepared]:
+        path = _varying(self.paths[k])
+        if not os.path.exists(path):
+            return _read(self.index, self.paths[k])
+        with open(path, "rb") as f:
+            return pickle.load(f)
+
     def ranking(self, qid: str) -> tuple[list, list]:
-        p = self.read(self.partition_of(qid))
+        k = self.partition_of(qid)
+        p = self.read(k)
+        if p is None or qid not in p.qids:  # not among the varying queries kept apart: the partition itself
+            p = _read(self.index, self.paths[k])
         assert p is not None
         return lb._ranking(p, p.qids.index(qid), self.marks)
 
     def drawn_view(self, m: Measure, queries: Sequence[str]) -> Prepared:
         """:func:`tieaware.runs.leaderboard._drawn_view` of the whole run, built a partition at a time."""
         views = []
-        for k in range(self.count):
-            p = _read(self.index, self.paths[k])  # not kept: every partition is read once here
-            if p is None:
-                continue
-            held = set(p.qids)
-            here = [q for q in queries if q in held]
-            if here:
-                views.append(lb._drawn_view(p, m, here))
+        by_partition: dict[int, list[str]] = {}
+        for q in queries:
+            by_partition.setdefault(self.partition_of(q), []).append(q)
+        for k in sorted(by_partition):
+            here = by_partition[k]
+            p = self._load(k)  # not kept: every partition is read once here
+            if p is None or not set(here) <= set(p.qids):  # not among the varying queries kept apart
+                p = _read(self.index, self.paths[k])
+            assert p is not None
+            views.append(lb._drawn_view(p, m, here))
         if not views:
             return lb._drawn_view(_empty(), m, [])
         return lb._drawn_view(_concat(views), m, queries)
