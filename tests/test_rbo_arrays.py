@@ -264,3 +264,54 @@ def test_a_duplicate_docno_is_refused_naming_both_lines(tmp_path, capsys, mode):
     captured = capsys.readouterr()
     assert code != 0 and captured.out == ""
     assert f"{b}:3: duplicate docno 'd2' for query 'q1' (first on line 1)" in captured.err
+
+
+def test_every_process_reads_ranges_of_both_runs(tmp_path, monkeypatch):
+    # --jobs 2 on runs listing the same queries in the same order: each process reads byte ranges of both files
+    # (A's cut where a query starts, B's where B's lines of the same query start); the same rows as the
+    # query-by-query path. B scattered (a query's lines in two places) or with a query more: partitioned instead.
+    from tieaware.commands import rbo as command
+    from tieaware.io import stream
+
+    rng = random.Random(29)
+    a, b, scattered, extra = (tmp_path / name for name in ("a", "b", "scattered", "extra"))
+    a.write_text(_contiguous(_run_text(rng, range(0, 40), 25)))
+    b_text = _contiguous(_run_text(rng, range(0, 40), 25))
+    b.write_text(b_text.replace(" r\n", "\tr\n", 30))  # a few lines of B tab-separated
+    lines = b_text.splitlines(keepends=True)
+    scattered.write_text("".join(lines[1:] + lines[:1]))
+    extra.write_text(b_text + "q99 Q0 doc1 1 1 r\n")
+    settings_ = ("0.9", "a", False, BOUNDS)
+    monkeypatch.setattr(stream, "PIECE_ROWS", 40)  # ranges of about 1,600 bytes: several per process
+    real, used = command._ranged, []
+    monkeypatch.setattr(command, "_ranged", lambda *args: used.append(real(*args)) or used[-1])
+    for other in (b, scattered, extra):
+        want = command.paired_files(str(a), str(other), command._rbo_rows, None, settings_, 1)
+        got = command.paired_files(str(a), str(other), command._rbo_array_rows, None, settings_, 2)
+        assert sorted(got[0]) == sorted(want[0]) and got[1:] == want[1:], other
+        assert (used[-1] is not None) == (other == b), other
+    assert len(stream.line_ranges(str(a), 1600)) > 4
+
+
+@pytest.mark.parametrize("which", ["a", "b"])
+def test_a_bad_line_in_a_later_range_is_named_by_its_line_in_the_file(tmp_path, monkeypatch, capsys, which):
+    from tieaware.cli import main
+    from tieaware.io import stream
+
+    rng = random.Random(31)
+    paths = {name: tmp_path / name for name in "ab"}
+    for path in paths.values():
+        path.write_text(_contiguous(_run_text(rng, range(0, 40), 25)))
+    lines = paths[which].read_text().splitlines(keepends=True)
+    at = len(lines) * 3 // 4
+    lines[at] = lines[at].split()[0] + " Q0 docX 1 high r\n"  # a score that is not a number
+    paths[which].write_text("".join(lines))
+    monkeypatch.setattr(stream, "PIECE_ROWS", 40)
+    real, counted = stream.lines_before, []
+    monkeypatch.setattr(stream, "lines_before", lambda *args: counted.append(1) or real(*args))
+    messages = []
+    for jobs in ("1", "2"):
+        assert main(["rbo", str(paths["a"]), str(paths["b"]), "--float", "--jobs", jobs]) == 2
+        messages.append(capsys.readouterr().err)
+    assert messages[0] == messages[1] and counted  # the failing range read again, its lines counted from the start
+    assert f"{paths[which]}:{at + 1}:" in messages[0]

@@ -88,7 +88,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     parser.add_argument("--digits", type=int, default=4, metavar="N", help="digits after the decimal point (default: 4)")
     parser.add_argument(
-        "-j", "--jobs", type=int, metavar="N", help="runs: compare the query partitions of large runs in N processes (default: every core)"
+        "-j", "--jobs", type=int, metavar="N", help="runs: read and compare large runs in N processes (default: every core)"
     )
     parser.set_defaults(run=run)
     return parser
@@ -156,7 +156,7 @@ def _sqrt(variance: Any) -> Any:
 
 
 def _query_rows(args: argparse.Namespace) -> tuple[list[_Row], list[str]]:
-    # both runs read as columns, partitioned by query when large, in --jobs processes (as tieaware rbo reads them)
+    # both runs read as columns, side by side or partitioned by query when large, in --jobs processes (as tieaware rbo reads them)
     from tieaware.commands.rbo import paired_files
     from tieaware.runs.stream import check_jobs
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from fractions import Fraction
 from typing import Any, Callable, Optional
@@ -77,8 +78,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="compare query partitions of large runs in N processes (default: runs listing the same queries "
-        "in the same order are read side by side in one process, other runs partitioned for the cores available)",
+        help="read and compare large runs in N processes (default: the cores available); runs listing the same "
+        "queries in the same order are read side by side, byte ranges of both files in each process, other runs "
+        "partitioned by query",
     )
     parser.set_defaults(run=run)
     return parser
@@ -133,13 +135,15 @@ def run(args: argparse.Namespace) -> int:
 def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], depth: Optional[int], settings: tuple, jobs: Optional[int]) -> tuple[list, int, int]:
     """(``work``'s rows of the shared queries, queries only in A, queries only in B).
 
-    Both runs are read as columns (tieaware.io.columns), not line by line;
-    runs large enough are first partitioned by query into temporary files
+    Both runs are read as columns (tieaware.io.columns), not line by line.
+    Runs that list the same queries in the same order are read side by side
+    in pieces of whole queries, without temporary files: with --jobs N >= 2
+    (the default: every core) each process reads and compares byte ranges
+    of both files holding the same queries (:func:`_ranged`), with --jobs 1
+    one process reads them in turn (:func:`_aligned`).  Other runs large
+    enough are first partitioned by query into temporary files
     (tieaware.io.stream), so memory holds one partition of each at a time,
-    and the partitions are compared in --jobs processes; with --jobs 1 or
-    by default, runs that list the same queries in the same order are read
-    side by side in pieces instead (:func:`_aligned`), in one process,
-    without temporary files.  *work* (a
+    and the partitions are compared in --jobs processes.  *work* (a
     module-level function, sent to the workers by name) gets the two runs'
     {qid: tie groups of docnos, best first, cut at *depth*} of one partition
     and *settings*; ``tieaware rbo`` and ``tieaware corr RUN_A RUN_B`` share this.
@@ -157,6 +161,11 @@ def paired_files(a: Any, b: Any, work: Callable[[dict, dict, tuple], list], dept
 
     side_by_side = jobs is None or jobs == 1
     jobs = check_jobs(jobs)
+    if jobs > 1 and stream.splittable(a) and stream.splittable(b):  # each process reads ranges of both files
+        ranged = _ranged(a, b, options, jobs)
+        if ranged is not None:
+            return ranged, 0, 0
+        side_by_side = False  # not the same queries in the same order: partitions
     if side_by_side:  # runs listing the same queries in the same order are read side by side, in one process
         try:
             results = [_compare_tables(piece_a, piece_b, options) for piece_a, piece_b in _aligned(a, b)]
@@ -193,6 +202,14 @@ def _aligned(a: Any, b: Any) -> Any:
     Raises :class:`_NotAligned` (or NotContiguous) as soon as the runs' queries differ, come in another order, or
     come back; the caller then partitions both runs instead.
     """
+    from tieaware.io import stream
+
+    rows = stream.PIECE_ROWS
+    return _paired_pieces(stream.pieces(a, "run", rows=rows), stream.pieces(b, "run", rows=rows))
+
+
+def _paired_pieces(pieces_a: Any, pieces_b: Any) -> Any:
+    """:func:`_aligned`'s pairs from A's and B's pieces of whole queries."""
     import numpy as np
 
     from tieaware.io import stream
@@ -201,10 +218,9 @@ def _aligned(a: Any, b: Any) -> Any:
         starts = np.flatnonzero(np.append(True, table.qid[1:] != table.qid[:-1]))
         return table.qid[starts].tolist(), starts
 
-    rows = stream.PIECE_ROWS
-    rest_b = stream.pieces(b, "run", rows=rows)
+    rest_b = iter(pieces_b)
     held: Optional[Any] = None  # B's rows read but not yet paired
-    for piece_a in stream.pieces(a, "run", rows=rows):
+    for piece_a in pieces_a:
         queries, _ = heads(piece_a)
         while held is None or len(heads(held)[0]) < len(queries):
             more = next(rest_b, None)
@@ -219,6 +235,125 @@ def _aligned(a: Any, b: Any) -> Any:
         held = stream._take(held, slice(cut, None)) if cut < len(held) else None
     if held is not None or next(rest_b, None) is not None:
         raise _NotAligned
+
+
+#: Bytes a row takes in a text run, about (for the size of a range).
+_ROW_BYTES = 40
+#: How far before its place in proportion to A a query is looked for in B first.
+_SLACK = 1 << 20
+
+
+def _ranged(a: Any, b: Any, options: tuple, jobs: int) -> Optional[list]:
+    """The rows of two runs listing the same queries in the same order, each of *jobs* processes reading ranges of both files.
+
+    A is cut into byte ranges of whole queries (tieaware.io.stream.line_ranges,
+    about a piece each and at least two per process); B's range for each
+    starts where B's lines of the range's first query start.  Each worker
+    reads its two ranges in pieces, pairs them as :func:`_aligned` does and
+    compares them, handing back its rows and A's query ids.  None when the
+    runs do not list the same queries in the same order (a range's queries
+    differ, or a query is in two ranges): the caller partitions them.  A bad
+    line is named as the whole file names it: the first failing range is
+    read again here, its line numbers counted from the file's start.
+    """
+    from tieaware.io import stream
+    from tieaware.model.errors import TieawareError
+
+    total_a, total_b = os.path.getsize(a), os.path.getsize(b)
+    rows = stream.PIECE_ROWS
+    if not total_b:
+        return None
+    ranges_a = stream.line_ranges(a, max(1, min(rows * _ROW_BYTES, -(-total_a // (2 * jobs)))))
+    if len(ranges_a) < 2:
+        return None
+    starts_b = _starts_in(b, a, [start for start, _ in ranges_a[1:]], total_a, total_b)
+    if starts_b is None:
+        return None
+    ranges_b = list(zip([0] + starts_b, starts_b + [total_b]))
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    out: list = []
+    seen: set[bytes] = set()
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
+        futures = [pool.submit(_range_pair, a, b, span_a, span_b, options) for span_a, span_b in zip(ranges_a, ranges_b)]
+        for k, future in enumerate(futures):
+            try:
+                got, queries = future.result()
+            except (_NotAligned, stream.NotContiguous):
+                got, queries = None, None
+            except TieawareError:
+                for f in futures[k:]:
+                    f.cancel()
+                # the message's line numbers were the ranges' own: read them again, counted from the files' starts
+                before = (stream.lines_before(a, [ranges_a[k][0]])[0], stream.lines_before(b, [ranges_b[k][0]])[0])
+                _range_pair(a, b, ranges_a[k], ranges_b[k], options, before)
+                raise
+            if queries is None or not seen.isdisjoint(queries):
+                for f in futures[k:]:
+                    f.cancel()
+                return None
+            seen |= queries
+            out.extend(got)
+    return out
+
+
+def _starts_in(b: Any, a: Any, starts_a: list[int], total_a: int, total_b: int) -> Optional[list[int]]:
+    """Where B's lines of the query starting A's line at each of *starts_a* start (None when one is not found).
+
+    Each is looked for from a little before its place in proportion to A; if
+    the line found there continues a query, from the last start found on.
+    Only where B is cut: the workers check that each range of B holds the
+    queries of A's range.
+    """
+    import mmap
+
+    with open(os.fspath(a), "rb") as f:
+        qids = []
+        for start in starts_a:
+            f.seek(start)
+            first = f.readline().split(None, 1)
+            if not first:
+                return None
+            qids.append(first[0])
+    with open(os.fspath(b), "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        found = [0]
+        for qid, start in zip(qids, starts_a):
+            guess = max(found[-1], start * total_b // total_a - _SLACK)
+            at = _line_of(data, qid, guess)
+            if at is None or _continues(data, at, qid):
+                at = _line_of(data, qid, found[-1])
+            if at is None or at <= found[-1]:
+                return None
+            found.append(at)
+    return found[1:]
+
+
+def _line_of(data: Any, qid: bytes, start: int) -> Optional[int]:
+    """The first line at or after byte *start* (past its first byte) whose first column is *qid*."""
+    start = max(start - 1, 0)
+    space = data.find(b"\n" + qid + b" ", start)
+    tab = data.find(b"\n" + qid + b"\t", start, space if space >= 0 else len(data))  # only up to the space's line
+    hits = [h for h in (space, tab) if h >= 0]
+    return min(hits) + 1 if hits else None
+
+
+def _continues(data: Any, at: int, qid: bytes) -> bool:
+    """Is the line before the one at *at* one of *qid* (or blank): then *at* may not start the query's lines."""
+    previous = data[data.rfind(b"\n", 0, at - 1) + 1 : at].split(None, 1)
+    return not previous or previous[0] == qid
+
+
+def _range_pair(a: Any, b: Any, span_a: tuple[int, int], span_b: tuple[int, int], options: tuple, before: tuple[int, int] = (0, 0)) -> tuple[list, set[bytes]]:
+    """(rows, A's query ids) of A's bytes *span_a* and B's *span_b*, read in pieces and paired (:func:`_paired_pieces`)."""
+    from tieaware.io import stream
+
+    queries: set[bytes] = set()
+    pieces_a = stream.range_pieces(a, *span_a, "run", before=before[0], queries=queries)
+    pieces_b = stream.range_pieces(b, *span_b, "run", before=before[1])
+    rows = [row for piece_a, piece_b in _paired_pieces(pieces_a, pieces_b) for row in _compare_tables(piece_a, piece_b, options)[0]]
+    return rows, queries
 
 
 def _compare_partition(pair: tuple[str, str], options: tuple) -> tuple[list, int, int]:
