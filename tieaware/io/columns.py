@@ -165,7 +165,7 @@ def read_table(source: Source, kind: str, *, progress: bool = False) -> Table:
     try:
         blocks = _blocks(stream, name)
         bar = None
-        if progress:
+        if progress and getattr(sys.stderr, "isatty", lambda: False)():  # tqdm's disable=None shows none off a terminal: not imported
             from tqdm import tqdm
 
             size = os.path.getsize(name) if close and not name.endswith((".gz", ".bz2")) else None
@@ -273,6 +273,8 @@ def _gather(a: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     >>> a = np.frombuffer(b"q1 abc\\nq22 d\\n", dtype=np.uint8)
     >>> _gather(a, np.array([0, 7]), np.array([2, 10])).tolist()
     [b'q1', b'q22']
+    >>> _gather(a, np.array([3, 11]), np.array([6, 12])).tolist()  # near the end of the bytes
+    [b'abc', b'd']
     """
     length = end - start
     width = max(1, int(length.max())) if len(length) else 1
