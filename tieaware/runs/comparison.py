@@ -518,17 +518,41 @@ def compare_runs_prepared(
         stats = _spread_per_query(prepared, ms, exact, layer, progress)
         number = {q: i for i, q in enumerate(prepared.qids)}
         sides.append((values, stats, number, _Inputs(prepared, any(m.name in UNJUDGED for m in ms))))
+    return _compare_measures(
+        ms, queries, exact, max_support,
+        [lambda q, key, side=side: _with_expected(side, q, key) for side in sides],
+        [lambda position, q, side=side: side[3](side[2][q]) for side in sides],
+        progress,
+    )
+
+
+def _compare_measures(
+    ms: Sequence[Measure],
+    queries: Sequence[str],
+    exact: bool,
+    max_support: int,
+    stats: Sequence[Callable[[str, str], QueryStats]],
+    inputs: Sequence[Callable[[int, str], tuple[list, list]]],
+    progress: bool = False,
+) -> list[Comparison]:
+    """Each measure's :class:`Comparison` of two runs over *queries*.
+
+    ``stats[side](qid, key)`` gives a run's :class:`QueryStats` for one query and
+    measure, ``inputs[side](position, qid)`` its (ranking, ideal) for the query at
+    that position of *queries*: per-query distributions are computed one query
+    at a time while P(A > B)'s convolution asks for them (see :func:`_p_greater`).
+    """
     out = []
     for m in ms:
         key = str(m)
-        a = [_with_expected(sides[0], q, key) for q in queries]
-        b = [_with_expected(sides[1], q, key) for q in queries]
+        a = [stats[0](q, key) for q in queries]
+        b = [stats[1](q, key) for q in queries]
 
         def pairs(m: Measure = m) -> Iterable[tuple[Optional[dict], Optional[dict]]]:
             # one query's two distributions at a time, only as far as the convolution goes
-            for q in _progress(queries, progress, f"P(A > B) {m}"):
+            for position, q in enumerate(_progress(queries, progress, f"P(A > B) {m}")):
                 try:
-                    yield tuple(_distribution(m, *side[3](side[2][q]), exact) for side in sides)  # type: ignore[misc]
+                    yield tuple(_distribution(m, *get(position, q), exact) for get in inputs)  # type: ignore[misc]
                 except TieawareError as exc:
                     raise TieawareError(f"query {q!r}: {exc}") from None
 

@@ -400,7 +400,7 @@ def compare_runs_files(
     are those of ``compare_runs_prepared`` on the whole files; returned
     with each run's :class:`~tieaware.runs.evaluate.Evaluation`.
     """
-    from tieaware.runs.comparison import MAX_SUPPORT, UNJUDGED, _compare, _compare_arguments, _distribution
+    from tieaware.runs.comparison import MAX_SUPPORT, UNJUDGED, _compare_arguments, _compare_measures
 
     ms, exact, _, max_support = _compare_arguments(measures, layer, exact, False, MAX_SUPPORT if max_support is None else max_support)
     index = QrelsIndex(qrels if isinstance(qrels, Table) else read_qrels(qrels))
@@ -422,20 +422,11 @@ def compare_runs_files(
             raise bad("runs", names[:5], "share no query that has qrels")
         marks = any(m.name in UNJUDGED for m in ms)
         windows = [_Windows(index, run, queries, marks) for run in runs]
-        out = []
-        for m in ms:
-            key = str(m)
-            a = [_stats(evaluations[0], q, key) for q in queries]
-            b = [_stats(evaluations[1], q, key) for q in queries]
-
-            def pairs(m: Any = m) -> Iterator[tuple[Optional[dict], Optional[dict]]]:
-                for position, q in enumerate(queries):
-                    try:
-                        yield tuple(_distribution(m, *w(position), exact) for w in windows)  # type: ignore[misc]
-                    except TieawareError as exc:
-                        raise TieawareError(f"query {q!r}: {exc}") from None
-
-            out.append(_compare(key, a, b, exact, max_support, pairs))
+        out = _compare_measures(
+            ms, queries, exact, max_support,
+            [lambda q, key, e=e: _stats(e, q, key) for e in evaluations],
+            [lambda position, q, w=w: w(position) for w in windows],
+        )
         return out, evaluations[0], evaluations[1]
 
 
