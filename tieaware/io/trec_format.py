@@ -68,6 +68,7 @@ from typing import Any, Optional
 from tieaware.model.errors import TieawareError, bad
 from tieaware.model.exact import Exact, rational, to_float
 from tieaware.model.names import MEASURES, Measure, parse
+from tieaware.io.exact_print import nearest_float
 
 __all__ = [
     "TREC_ORDER",
@@ -538,6 +539,23 @@ def _zscore(value: float, qid: str, name: str, zscores: Mapping[tuple[str, str],
 # -- the layout -----------------------------------------------------------------------------
 
 
+def _double(value: Exact) -> float:
+    """The nearest double to *value*: a sympy value by interval arithmetic (:func:`nearest_float`).
+
+    Not sympy's evalf: an exact ndcg_rel or Rndcg on a query of 1,000
+    documents is a sum of quotients of sums of thousands of c·log(2)/log(b)
+    terms, a tree of a few thousand distinct nodes that evalf walks as a tree
+    of hundreds of thousands (every shared sum again at each use, with its
+    precision raised where terms cancel): seconds a value, where the interval
+    evaluation, every node once, takes milliseconds.  The double is the one
+    both ends of the enclosure round to, so it is the exact value correctly
+    rounded.
+    """
+    if isinstance(value, (int, float, Fraction)) or not hasattr(value, "free_symbols"):
+        return to_float(value)
+    return nearest_float(value)
+
+
 def _line(name: str, qid: str, text: str, z: bool = False) -> str:
     return f"{'Z' if z else ''}{name:<22}\t{qid}\t{text}"
 
@@ -585,9 +603,14 @@ def render(
     z = zscores is not None
     zqids = {q for q, _ in zscores} if zscores is not None else set()
 
+    doubles: dict[tuple[str, str], float] = {}  # each value turned into a double once (-q prints it, the mean sums it)
+
     def raw(m: Measure, q: str) -> float:
         """The per-query double trec_eval holds: the value, or log(max(v, 0.00001)) for the geometric means."""
-        value = to_float(per_query[q][str(m)])
+        key = (q, str(m))
+        value = doubles.get(key)
+        if value is None:
+            value = doubles[key] = _double(per_query[q][key[1]])
         if m.aggregate == "gm":
             value = math.log(max(value, _GEO_FLOOR))
         return _zscore(value, q, trec_name(m, lvl) or str(m), zscores, zqids) if z else value
