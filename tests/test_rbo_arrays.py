@@ -315,3 +315,21 @@ def test_a_bad_line_in_a_later_range_is_named_by_its_line_in_the_file(tmp_path, 
         messages.append(capsys.readouterr().err)
     assert messages[0] == messages[1] and counted  # the failing range read again, its lines counted from the start
     assert f"{paths[which]}:{at + 1}:" in messages[0]
+
+
+def test_freed_memory_is_kept_for_the_next_piece_only_for_large_runs(tmp_path, monkeypatch):
+    # rbo and corr on runs of more than a piece ask glibc to keep freed arrays in the heap (fewer page faults),
+    # as eval's workers do; small runs (and this test process) keep the allocator's defaults
+    from tieaware.commands import rbo as command
+    from tieaware.runs import stream
+
+    calls = []
+    monkeypatch.setattr(stream, "_keep_freed_memory", lambda: calls.append(1))
+    small, large = tmp_path / "small", tmp_path / "large"
+    small.write_text("q1 Q0 d1 1 1 r\n")
+    with open(large, "wb") as f:
+        f.truncate(64 << 20)  # sparse: no disk written
+    command._reuse_freed_memory(str(small), "-")
+    assert calls == []
+    command._reuse_freed_memory(str(small), str(large))
+    assert calls == [1]
