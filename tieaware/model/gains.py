@@ -170,16 +170,21 @@ def perfect_power(n: int) -> tuple[int, int]:
     return n, 1
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def log2_discount(j: int) -> Exact:
     """1/log2(j+1), exactly: a Fraction when j+1 is a power of two.
 
     >>> log2_discount(3), log2_discount(2)
     (Fraction(1, 2), log(2)/log(3))
+
+    Remembered (the values are immutable), and log(b) is built with
+    ``evaluate=False``: b is not a perfect power, so sympy's evaluation
+    (milliseconds a call) would leave it as it is.
     """
     b, m = perfect_power(j + 1)
     if b == 2:
         return Fraction(1, m)
-    return sympy.Rational(1, m) * sympy.log(2) / sympy.log(b)
+    return sympy.Rational(1, m) * sympy.log(2) / sympy.log(b, evaluate=False)
 
 
 def discount_function(discount: Discount) -> Callable[[int], Exact]:
