@@ -147,3 +147,17 @@ def test_runs_sharing_no_query(tmp_path):
     (tmp_path / "b").write_text("q2 Q0 b 1 1 y\n")
     with pytest.raises(TieawareError, match="share no query"):
         compare_systems_files(str(tmp_path / "qrels"), [str(tmp_path / "a"), str(tmp_path / "b")], "AP", test=None, jobs=1)
+
+
+def test_a_run_on_stdin(files, capsys, monkeypatch):
+    import io
+    import sys
+
+    qrels, runs = files
+    expected = _whole(qrels, runs[:3], "AP", test="sign").as_dict()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(open(runs[1], "rb").read())))
+    assert main(["compare", qrels, runs[0], "-", runs[2], "-m", "AP", "--test", "sign", "--format", "json", "--jobs", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["systems"] == [runs[0], "-", runs[2]]
+    text = json.dumps(out).replace('"-"', json.dumps(runs[1]))
+    assert json.loads(text) == expected
