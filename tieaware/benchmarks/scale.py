@@ -325,6 +325,10 @@ def _rbo(tmp: str, quick: bool, qrels: str, run_: str, ten: Optional[Timing]) ->
     others = [
         _time_command("tieaware eval --float --spread", py + ["eval", qrels, run_, "-m", MEASURES["tieaware"], "--float", "--spread"]),
         _time_command("tieaware compare A B --float", py + ["compare", qrels, run_, other, "-m", MEASURES["tieaware"], "--float"]),
+        _time_command(
+            "tieaware compare A B --float --format markdown (leaderboard)",
+            py + ["compare", qrels, run_, other, "-m", MEASURES["tieaware"], "--float", "--format", "markdown"],
+        ),
     ]
     if ten is not None and ten.seconds:
         others.insert(0, replace(ten, tool="eval"))  # the 10^7 run above, named short for the ratio columns
