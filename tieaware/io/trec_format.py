@@ -604,16 +604,17 @@ def render(
     zqids = {q for q, _ in zscores} if zscores is not None else set()
 
     doubles: dict[tuple[str, str], float] = {}  # each value turned into a double once (-q prints it, the mean sums it)
+    keys = {id(m): str(m) for m in measures}  # each measure's name, made once, not once a query
 
     def raw(m: Measure, q: str) -> float:
         """The per-query double trec_eval holds: the value, or log(max(v, 0.00001)) for the geometric means."""
-        key = (q, str(m))
+        key = (q, keys[id(m)])
         value = doubles.get(key)
         if value is None:
             value = doubles[key] = _double(per_query[q][key[1]])
         if m.aggregate == "gm":
             value = math.log(max(value, _GEO_FLOOR))
-        return _zscore(value, q, trec_name(m, lvl) or str(m), zscores, zqids) if z else value
+        return _zscore(value, q, trec_name(m, lvl) or keys[id(m)], zscores, zqids) if z else value
 
     def text(m: Measure, value: float, exact_value: Any = None) -> str:
         if m.aggregate == "sum" and not z:

@@ -326,7 +326,10 @@ def natural_key(qid: str) -> tuple:
     >>> sorted(["q10", "q2", "a"], key=natural_key)
     ['a', 'q2', 'q10']
     """
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", qid) if part)
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in _DIGITS.split(qid) if part)
+
+
+_DIGITS = re.compile(r"(\d+)")
 
 
 def evaluate(
@@ -482,8 +485,8 @@ def _finish(
     missing = len(skipped_qrels) if complete else 0
     zero, one = (Fraction(0), Fraction(1)) if exact else (0.0, 1.0)
     mean = {
-        str(m): aggregate(m, [per_query[q][str(m)] for q in queries] + [one if m.name == "NumQ" else zero] * missing)
-        for m in ms
+        key: aggregate(m, [per_query[q][key] for q in queries] + [one if m.name == "NumQ" else zero] * missing)
+        for m, key in ((m, str(m)) for m in ms)
     }
     return Evaluation(
         measures=ms,
