@@ -268,7 +268,7 @@ def rbp_weight_squares(p: Num, t: Num, end: Num) -> Num:
     Fraction(5, 16)
     """
     A = of(p, t, end)
-    return (1 - p) / (1 + p) * A.power_gap(p, 2 * t, 2 * end)
+    return A.number((1 - p) / (1 + p)) * A.power_gap(p, 2 * t, 2 * end)  # a Fraction p: the factor rounded once
 
 
 def err_stop(grade: Num, g_max: Num) -> Num:

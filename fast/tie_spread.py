@@ -216,7 +216,7 @@ def _extremes(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) ->
         elif m.name == "RR":
             out.append(reciprocal_rank_from(summary, k, number=number))
         else:
-            out.append(rbp_from(summary, number(m.rbp_p), k, number=number))
+            out.append(rbp_from(summary, m.rbp_p, k, number=number))  # the exact p, as fast.rbp hands it
     return out[0], out[1]
 
 
@@ -235,8 +235,11 @@ def _additive(m: Measure, prepared: _Prepared, number: Any, k: Optional[int]) ->
     summary: list[Group] = []  # P, R, F1's groups that vary
     for start, n, r, _ in _relevant_groups(prepared, rel, k):
         if r < n and m.name == "RBP":
-            p = number(m.rbp_p)
-            variance += variance_kernels.rbp_group_variance(p, start, start + kernels.within(start, n, k), number(r), n)
+            # p exact (the kernel takes 1 - p before rounding); float mode's ranks as floats keep the kernels in floats
+            t, end = start, start + kernels.within(start, n, k)
+            if number is float:
+                t, end = float(t), float(end)
+            variance += variance_kernels.rbp_group_variance(m.rbp_p, t, end, number(r), n)
         elif r < n:
             summary.append(Group(start, n, number(r), None))
     if summary:  # P, R, F1: one unit weight for every rank within k (rank 1 <= k always)
@@ -393,8 +396,8 @@ def _binary(m: Measure, start: int, before: int, k: Optional[int], number: Any, 
     def rbp_weight(rank: int) -> Any:
         w = rbp.get(rank)
         if w is None:
-            pf = number(m.rbp_p)
-            w = rbp[rank] = arith.of(pf).value(kernels.rbp_group(pf, rank - 1, rank, one, one))
+            pf = m.rbp_p  # exact, as above
+            w = rbp[rank] = arith.of(pf, one).value(kernels.rbp_group(pf, rank - 1, rank, one, one))
         return w
 
     def contribution(slot: int, relevant: bool, state: tuple[int, ...]) -> Any:

@@ -124,3 +124,21 @@ def test_a_gain_the_labels_cannot_take_is_left_to_the_per_query_path():
     assert spread_engine.stats(p, parse("nDCG@10")) is not None
     with pytest.raises(TieawareError, match="needs integer labels"):
         tieaware.evaluate_spread(qrels, run, "nDCG(dcg='exp-log2')@10")
+
+
+@pytest.mark.parametrize("p", ["0.9999", "0.999999999"])
+def test_rbp_extremes_near_p_one_equal_the_exact_ones(p):
+    # Float RBP's worst and best near p = 1, in the engine and in tie_spread's float mode, equal the
+    # exact values to 1e-15 relative: both hand the kernel the exact p, so 1 - p is taken before
+    # rounding (docs/proofs.md, "Float mode near p = 1"); tie_spread rounded p first and was
+    # 2.8e-8 off at p = 0.999999999.
+    for m in (parse(f"RBP(p={p})"), parse(f"RBP(p={p})@5")):
+        for seed in range(3):
+            prepared = _random_run(seed, 14)
+            worst, best, _ = spread_engine.stats(prepared, m)
+            for i, ranking, ideal in _query_rankings(prepared):
+                want = spread_stats(m, ranking, ideal)
+                got = spread_stats(m, ranking, ideal, exact=False)
+                for a, b, exact in ((worst[i], got.worst, want.worst), (best[i], got.best, want.best)):
+                    assert float(a) == pytest.approx(to_float(exact), rel=1e-15, abs=0), (str(m), ranking)
+                    assert b == pytest.approx(to_float(exact), rel=1e-15, abs=0), (str(m), ranking)

@@ -79,7 +79,7 @@ def stats(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[Sta
     if m.name in ("P", "R", "F1"):
         var = _unit(g, m)
     elif m.name == "RBP":
-        var = _rbp(g, m.k, float(m.rbp_p), m.rel)
+        var = _rbp(g, m.k, m.rbp_p, m.rel)  # the exact p: the kernel takes 1 - p before rounding
     elif m.name == "AP":
         var = _ap(g, m.k, m.rel)
     elif m.name == "RR":
@@ -148,7 +148,7 @@ def _unit(g: _Groups, m: Measure) -> np.ndarray:
     return g.sum_per_query(u * u * var)
 
 
-def _rbp(g: _Groups, k: Optional[int], p: float, rel: Fraction) -> np.ndarray:
+def _rbp(g: _Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray:
     """RBP: rbp_group_variance of every group holding a relevant document (Hoeffding, geometric weights)."""
     r, _ = g.relevant(rel)
     live = np.flatnonzero(r > 0)
