@@ -182,9 +182,9 @@ def recorded():
 
 
 #: The generated run's -m all_trec cases compare --float: exact all_trec on 1,000-document
-#: queries takes ~5 CPU seconds a query (building ndcg_rel and Rndcg as sums of thousands of
-#: logarithms; printing them is interval arithmetic, milliseconds), five cases of five queries
-#: about two CPU minutes more, and CI's time is counted.  Exact mode is compared on every other
+#: queries takes ~3 CPU seconds a query (building ndcg_rel and Rndcg as sums of thousands of
+#: logarithms; printing them is interval arithmetic, milliseconds): five cases of five queries,
+#: about a CPU minute more, and CI's time is counted.  Exact mode is compared on every other
 #: case, this run's default measures included (gen, gen.nq).
 FLOAT_ONLY = {"gen.aq", "gen.c", "gen.M100", "gen.J", "gen.l2"}
 
