@@ -278,7 +278,7 @@ def _ranged(a: Any, b: Any, options: tuple, jobs: int) -> Optional[list]:
     from tieaware.model.errors import TieawareError
 
     total_a, total_b = os.path.getsize(a), os.path.getsize(b)
-    rows = stream.PIECE_ROWS
+    rows = stream.PIECE_ROWS // jobs  # each process holds a range of both runs at a time: together about one piece
     if not total_b:
         return None
     ranges_a = stream.line_ranges(a, max(1, min(rows * _ROW_BYTES, -(-total_a // (2 * jobs)))))
