@@ -461,6 +461,9 @@ EXACT_SUPPORTED = frozenset({"P", "R", "F1", "AP", "RR", "nDCG", "DCG", "RBP"})
 
 _SMALL_FRACTIONS = [Fraction(r) for r in range(1024)]
 
+#: Orders :meth:`ExactQueries.value` evaluates: the tie groups as they are (None), or each sorted by label.
+ORDERS = (None, "worst", "best")
+
 
 class ExactQueries:
     """Exact per-query values from the group arrays, one query at a time (streaming).
@@ -469,12 +472,24 @@ class ExactQueries:
     (``precision_from`` … ``reciprocal_rank_from``, ``dcg_from`` with
     ``ideal_groups``, ``rbp_from``), hence fast's kernels on Fractions, fed
     with group summaries (start, size, relevant count, gain sum) counted in
-    numpy, so no label is converted or compared per document.  The values are
-    the fast layer's, exactly (tests/test_engine.py checks ``==`` against
-    :func:`tieaware.runs.evaluate.compute`).
+    numpy for every query at once, so no label is converted or compared per
+    document.  The values are the fast layer's, exactly (tests/test_engine.py
+    checks ``==`` against :func:`tieaware.runs.evaluate.compute`).
+
+    ``order="worst"`` / ``"best"`` evaluates each tie group sorted by label,
+    ascending or descending: the orderings that attain a measure's extremes
+    (:func:`tieaware.fast.worst_ordering`).  A sorted group is a run of
+    sub-groups of equal labels, each interchangeable within itself, so the
+    same group summaries serve the three orders without building the sorted
+    rows.
+
+    *memo* (a dict) holds kernel results by argument (AP's group kernel, a
+    query's DCG by its groups, nDCG by its DCG and ideal); evaluations of one
+    call may share it (the leaderboard's systems and orders do), so it must
+    not outlive the kernels it was filled with.
     """
 
-    def __init__(self, p: Prepared):
+    def __init__(self, p: Prepared, memo: Optional[dict] = None):
         self.p = p
         self.g = _Groups(p)
         self.values = p.label_values
@@ -489,59 +504,76 @@ class ExactQueries:
         self.sizes = self.g.size.astype(np.int64)
         self.starts = self.g.t.astype(np.int64)
         self._rel: dict = {}
-        self._summary_query = -1
-        self._summaries: dict = {}
+        self._tables: dict = {}  # (what, rel or measure, k, order) -> per-query group summaries
         self._gains: dict = {}  # measure -> gain of each label value (None: not rational here)
-        self._ideals: dict = {}  # (measure, judged label counts, forms) -> ideal DCG
-        self._ap_groups: dict = {}  # ap_group's results by argument (see _ap_group)
+        memo = {} if memo is None else memo
+        self._ap_groups: dict = memo.setdefault("ap_group", {})  # ap_group's results by argument (see _ap_group)
+        self._ideals: dict = memo.setdefault("ideal", {})  # (measure, (gain, count) of the judged labels, forms) -> ideal DCG
+        self._dcgs: dict = memo.setdefault("dcg", {})  # (measure, the query's (start, size, gain) groups, forms) -> DCG
+        self._ndcgs: dict = memo.setdefault("ndcg", {})  # (measure, DCG key, ideal key, forms) -> nDCG
 
     def _relevant_counts(self, rel: Fraction) -> tuple[np.ndarray, np.ndarray]:
         if rel not in self._rel:
             is_rel = np.array([x >= rel for x in self.values], dtype=np.int64)
             judged = np.bincount(self.p.judged_query, weights=is_rel[self.p.judged_label], minlength=len(self.p.qids))
-            self._rel[rel] = (self.counts @ is_rel, judged.astype(np.int64))
+            self._rel[rel] = (self.counts @ is_rel, judged.astype(np.int64).tolist())
         return self._rel[rel]
 
-    def value(self, i: int, m: Measure, forms: bool = False):
+    def _relevant_groups(self, rel: Fraction, k: Optional[int], order: Optional[str]) -> tuple[list, list]:
+        """(per-query bounds into a list of Group summaries, that list): the groups holding a relevant document.
+
+        fast's *_from functions for P, R, F1, AP, RR and RBP skip the other groups (they add no hits,
+        nothing to AP, RR or RBP, nor to the relevant count before a group).  Sorted by label, a group's
+        relevant documents (labels >= rel) come last (worst) or first (best): one sub-group of r members,
+        all relevant.
+        """
+        key = ("rel", rel, k, order)
+        got = self._tables.get(key)
+        if got is None:
+            r_all, _ = self._relevant_counts(rel)
+            live = np.flatnonzero(r_all)
+            if k is not None:  # only the groups that start above the cutoff matter
+                live = live[self.starts[live] < k]
+            t, n, r = self.starts[live], self.sizes[live], r_all[live]
+            if order == "worst":
+                t, n = t + n - r, r
+            elif order == "best":
+                n = r
+            small = _SMALL_FRACTIONS
+            summary = [
+                Group(a, b, small[c] if c < len(small) else Fraction(c), None) for a, b, c in zip(t.tolist(), n.tolist(), r.tolist())
+            ]
+            bounds = np.searchsorted(self.g.query[live], np.arange(len(self.p.qids) + 1)).tolist()
+            got = self._tables[key] = (bounds, summary)
+        return got
+
+    def value(self, i: int, m: Measure, forms: bool = False, order: Optional[str] = None):
         """The exact value of measure *m* on query number *i*, or None if not supported here.
 
         With *forms*, DCG and nDCG are :class:`tieaware.model.logsum.LogSum` values (summed and
         subtracted without sympy; ``.value()`` is the sympy value the default returns, up to form).
+        *order* is None (the expected value over the tie-breakings), ``"worst"`` or ``"best"``
+        (each tie group sorted by label: the measure's minimum and maximum).
         """
         from tieaware.fast import measures as fm
         from tieaware.fast.rbp import rbp_from
 
         if m.name not in EXACT_SUPPORTED or m.conventions:  # another library's convention: per query
             return None
-        lo, hi = self.group_bounds[i], self.group_bounds[i + 1]
-        if m.k is not None:  # only the groups that start above the cutoff matter
-            hi = lo + int(np.searchsorted(self.starts[lo:hi], m.k))
+        if order not in ORDERS:
+            raise ValueError(f"order must be one of {ORDERS}, not {order!r}")
         if m.name in ("nDCG", "DCG"):
-            return self._dcg(i, m, lo, hi, forms)
-        r_all, num_rel_all = self._relevant_counts(m.rel)
-        num_rel = int(num_rel_all[i])
-        if self._summary_query != i:
-            self._summary_query, self._summaries = i, {}
-        summary = self._summaries.get((m.rel, hi))
-        if summary is None:  # shared by the measures of one query with the same rel and depth
-            # Only the groups holding a relevant document: fast's *_from functions for these measures skip the
-            # others (they add no hits, nothing to AP, RR or RBP, nor to the relevant count before a group).
-            r = r_all[lo:hi]
-            live = np.flatnonzero(r)
-            small = _SMALL_FRACTIONS
-            summary = [
-                Group(t, n, small[c] if c < len(small) else Fraction(c), None)
-                for t, n, c in zip(self.starts[lo:hi][live].tolist(), self.sizes[lo:hi][live].tolist(), r[live].tolist())
-            ]
-            self._summaries[(m.rel, hi)] = summary
+            return self._dcg(i, m, forms, order)
+        bounds, groups = self._relevant_groups(m.rel, m.k, order)
+        summary = groups[bounds[i] : bounds[i + 1]]
         if m.name == "P":
             return fm.precision_from(summary, m.k)
         if m.name == "R":
-            return fm.recall_from(summary, m.k, num_rel)
+            return fm.recall_from(summary, m.k, self._relevant_counts(m.rel)[1][i])
         if m.name == "F1":
-            return fm.f1_from(summary, m.k, num_rel)
+            return fm.f1_from(summary, m.k, self._relevant_counts(m.rel)[1][i])
         if m.name == "AP":
-            return fm.average_precision_from(summary, m.k, num_rel, group=self._ap_group)
+            return fm.average_precision_from(summary, m.k, self._relevant_counts(m.rel)[1][i], group=self._ap_group)
         if m.name == "RR":
             return fm.reciprocal_rank_from(summary, m.k)
         return rbp_from(summary, probability(m.rbp_p), m.k)
@@ -552,7 +584,8 @@ class ExactQueries:
         Its arguments (start, last rank, relevant above, relevant, size) are small integers that repeat
         across queries (every untied group is (t, t + 1, before, 1, 1)); the key holds the numerators and
         denominators, as a Fraction's hash costs more than the lookup saves.  The memory lives with the
-        evaluation, not the process, so a kernel replaced in between (a test's slip) is called again.
+        evaluation (or the call sharing it), not the process, so a kernel replaced in between (a test's
+        slip) is called again.
         """
         key = (t, last, before.numerator, before.denominator, r.numerator, r.denominator, n)
         got = self._ap_groups.get(key)
@@ -562,49 +595,112 @@ class ExactQueries:
             got = self._ap_groups[key] = kernels.ap_group(t, last, before, r, n)
         return got
 
-    def _dcg(self, i: int, m: Measure, lo: int, hi: int, forms: bool = False):
-        """fast's dcg_from on the query's groups (total gain per group) and on its ideal ranking."""
-        from tieaware.fast import measures as fm
-        from tieaware.model.gains import gain_function  # sympy: exact mode only
-
+    def _gain_table(self, m: Measure) -> Optional[list]:
         name = str(m)
         gains = self._gains.get(name, False)
         if gains is False:
+            from tieaware.model.gains import gain_function  # sympy: exact mode only
+
             gain = gain_function(m.gain)
             try:
                 gains = [gain(x) for x in self.values]
             except Exception:
                 gains = None  # exp2 on a fractional label: the per-query path raises the proper error
             self._gains[name] = gains
+        return gains
+
+    def _gain_groups(self, m: Measure, order: Optional[str]) -> Optional[tuple[list, list]]:
+        """(per-query bounds, a list of (start, size, total gain) per group of non-zero gain), or None.
+
+        Only the groups holding a document of non-zero gain: dcg_group is 0 for the others (mean gain 0).
+        Sorted by label (worst: ascending, best: descending), a group is a run of sub-groups, one per
+        label it holds, each of equal gains.
+        """
+        key = ("gain", str(m), order)
+        got = self._tables.get(key, False)
+        if got is not False:
+            return got
+        gains = self._gain_table(m)
         if gains is None:
+            self._tables[key] = None
             return None
-        # Only the groups holding a document of non-zero gain: dcg_group is 0 for the others (mean gain 0).
         present = [j for j, x in enumerate(gains) if x]
-        counts = self.counts[lo:hi][:, present]
-        live = np.flatnonzero(counts.any(axis=1))
-        summary = [
-            Group(t, n, None, sum((c * gains[present[j]] for j, c in enumerate(row) if c), Fraction(0)))
-            for t, n, row in zip(self.starts[lo:hi][live].tolist(), self.sizes[lo:hi][live].tolist(), counts[live].tolist())
-        ]
-        dcg = fm.dcg_from(summary, m.k)
-        if forms:
-            dcg = _log_sum(dcg)
-            if dcg is None:
-                return None
+        counts = self.counts
+        k = m.k
+        if order is None:
+            live = np.flatnonzero(counts[:, present].any(axis=1)) if present else np.array([], dtype=np.int64)
+            if k is not None:
+                live = live[self.starts[live] < k]
+            rows = counts[live][:, present].tolist()
+            total = [sum((c * gains[present[j]] for j, c in enumerate(row) if c), Fraction(0)) for row in rows]
+            table = list(zip(self.starts[live].tolist(), self.sizes[live].tolist(), total))
+            owner = self.g.query[live]
+        else:
+            columns = range(len(gains)) if order == "worst" else range(len(gains) - 1, -1, -1)
+            ordered = counts[:, list(columns)]
+            offset = np.cumsum(ordered, axis=1) - ordered  # members of the labels sorted before each label
+            start = self.starts[:, None] + offset
+            keep = (ordered > 0) & np.array([bool(gains[j]) for j in columns])[None, :]
+            if k is not None:
+                keep &= start < k
+            g_idx, l_idx = np.nonzero(keep)  # row-major: group by group, labels in sorted order
+            label = np.array(list(columns), dtype=np.int64)[l_idx]
+            sizes = ordered[g_idx, l_idx].tolist()
+            table = [
+                (a, c, c * gains[j]) for a, c, j in zip(start[g_idx, l_idx].tolist(), sizes, label.tolist())
+            ]
+            owner = self.g.query[g_idx]
+        bounds = np.searchsorted(owner, np.arange(len(self.p.qids) + 1)).tolist()
+        got = self._tables[key] = (bounds, table)
+        return got
+
+    def _ideal_keys(self) -> list:
+        """Per query, its judged labels as (label number, count) pairs, labels best first."""
+        got = self._tables.get("ideal")
+        if got is None:
+            nq, nl = len(self.p.qids), len(self.values)
+            tally = np.zeros((nq, nl), dtype=np.int64)
+            np.add.at(tally, (self.p.judged_query, self.p.judged_label), 1)
+            best_first = sorted(range(nl), key=lambda j: self.values[j], reverse=True)
+            got = self._tables["ideal"] = [tuple((j, c) for j, c in zip(best_first, row) if c) for row in tally[:, best_first].tolist()]
+        return got
+
+    def _dcg(self, i: int, m: Measure, forms: bool = False, order: Optional[str] = None):
+        """fast's dcg_from on the query's groups (total gain per group) and on its ideal ranking."""
+        from tieaware.fast import measures as fm
+
+        got = self._gain_groups(m, order)
+        if got is None:
+            return None
+        bounds, table = got
+        name = str(m)
+        parts = tuple(table[bounds[i] : bounds[i + 1]])
+        key = (name, parts, forms)
+        dcg = self._dcgs.get(key, False)  # queries (and systems) with the same groups share their DCG
+        if dcg is False:
+            dcg = fm.dcg_from([Group(t, n, None, total) for t, n, total in parts], m.k)
+            if forms:
+                dcg = _log_sum(dcg)
+            self._dcgs[key] = dcg
+        if dcg is None:
+            return None
         if m.name == "DCG":
             return dcg if forms else EXACT.value(dcg)
-        jl = self.p.judged_label[self.judged_bounds[i] : self.judged_bounds[i + 1]]
-        tally = np.bincount(jl, minlength=len(self.values)).tolist()
-        key = (name, tuple(tally), forms)
-        ideal = self._ideals.get(key, False)  # queries with the same judged labels share their ideal DCG
+        gains = self._gain_table(m)
+        judged = tuple((gains[j], c) for j, c in self._ideal_keys()[i])
+        ideal_key = (name, judged, forms)
+        ideal = self._ideals.get(ideal_key, False)  # queries with the same judged gains share their ideal DCG
         if ideal is False:
-            best_first = sorted(range(len(self.values)), key=lambda j: self.values[j], reverse=True)
-            ideal = fm.dcg_from(fm.ideal_groups([(gains[j], tally[j]) for j in best_first]), m.k)
+            ideal = fm.dcg_from(fm.ideal_groups(list(judged)), m.k)
             ideal = _log_sum(ideal) if forms else ideal
-            self._ideals[key] = ideal
+            self._ideals[ideal_key] = ideal
         if ideal is None:
             return None
-        return kernels.ndcg_value(dcg, ideal)
+        both = (name, parts, judged, forms)
+        out = self._ndcgs.get(both, False)
+        if out is False:
+            out = self._ndcgs[both] = kernels.ndcg_value(dcg, ideal)
+        return out
 
 
 def _log_sum(x: Any) -> Any:

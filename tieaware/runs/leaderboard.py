@@ -354,8 +354,10 @@ def compare_prepared(
     skipped = tuple(sorted(set(skipped) | (set.union(*sets) - set(queries)), key=natural_key))
     if test is not None:
         sig._scipy()  # fail early, before any work, when scipy is missing
+    memo: dict = {}  # the exact kernels' results, shared by the runs of this call (not kept past it)
     columns = {
-        name: _columns(p, ms, queries, exact=exact, layer=layer, progress=progress, label=name) for name, p in prepared.items()
+        name: _columns(p, ms, queries, exact=exact, layer=layer, progress=progress, label=name, memo=memo)
+        for name, p in prepared.items()
     }
     return _board(
         columns, prepared, ms, queries, skipped, test=test, alpha=alpha, correction=correction, baseline=baseline, exact=exact,
@@ -574,8 +576,11 @@ def _extreme_view(p: Any, worst: bool) -> Any:
 
 
 def _columns(
-    p: Any, ms: Sequence[Measure], queries: Sequence[str], *, exact: bool, layer: str, progress: bool, label: str
+    p: Any, ms: Sequence[Measure], queries: Sequence[str], *, exact: bool, layer: str, progress: bool, label: str,
+    memo: Optional[dict] = None,
 ) -> dict[str, _Column]:
+    """Each measure's column for run *p*; *memo* (exact mode) holds kernel results shared by the runs of one call."""
+    memo = {} if memo is None else memo
     position = {q: i for i, q in enumerate(p.qids)}
     take = [position[q] for q in queries]
     out: dict[str, _Column] = {}
@@ -600,22 +605,25 @@ def _columns(
     if exact and layer == "fast":
         # whole runs through the exact array path (tieaware.runs.engine.ExactQueries, as `tieaware eval`): the
         # expected values on p, the extremes on p with each group sorted by label (the orderings that attain them)
-        from tieaware.runs.engine import EXACT_SUPPORTED, ExactQueries
+        from tieaware.runs.engine import EXACT_SUPPORTED, ORDERS, ExactQueries
         from tieaware.runs.evaluate import evaluate_prepared
 
         from tieaware.runs import engine
 
         here = [m for m in slow if m.name in EXACT_SUPPORTED]
         if here:
-            views = (p, _extreme_view(p, True), _extreme_view(p, False))
-            # the closed forms per query (ExactQueries, as `tieaware eval`); DCG and nDCG as LogSum vectors, so that
-            # means and differences are Fraction sums and sympy is built only for the values reported
+            # the closed forms per query (ExactQueries, as `tieaware eval`), each tie group as it is and sorted by
+            # label (worst, best: the orderings that attain the extremes) from the same group counts; DCG and nDCG
+            # as LogSum vectors, so that means and differences are Fraction sums and sympy is built only for the
+            # values reported.  *memo* shares the kernels' results between the systems of this call.
             got: dict[str, list[list]] = {str(m): [] for m in here}
-            for view in views:
-                evaluator = ExactQueries(view)
+            evaluator = ExactQueries(p, memo)
+            for order in ORDERS:
                 for m in here:
-                    got[str(m)].append([evaluator.value(i, m, forms=True) for i in take])
+                    got[str(m)].append([evaluator.value(i, m, forms=True, order=order) for i in take])
             aside = [m for m in here if any(v is None for values in got[str(m)] for v in values)]
+            views = (p, _extreme_view(p, True), _extreme_view(p, False)) if aside or any(
+                m.name in ("nDCG", "DCG") for m in here) else ()
             if aside:  # a query the array path cannot take (e.g. a gain that is not rational): the whole-run path
                 per = [evaluate_prepared(view, aside, exact=True).per_query for view in views]
                 for m in aside:
