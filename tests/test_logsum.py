@@ -143,3 +143,43 @@ def test_compare_systems_means_and_differences_equal_the_per_query_values(seed):
             assert compare(r.expected_difference, _minus(means[r.a]["expected"], means[r.b]["expected"])) == 0
             assert compare(r.min_difference, _minus(means[r.a]["worst"], means[r.b]["best"])) == 0
             assert compare(r.max_difference, _minus(means[r.a]["best"], means[r.b]["worst"])) == 0
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 10**6))
+def test_exact_queries_orders_equal_the_sorted_rows(seed):
+    # value(order="worst"/"best") reads each tie group's label counts as sub-groups of equal labels; it must
+    # equal (==, the same Fraction or LogSum) the value on the rows of each group sorted by label, untied
+    from tieaware.io.columns import prepare, read_table
+    from tieaware.model.names import parse
+    from tieaware.runs.engine import ORDERS, ExactQueries
+    from tieaware.runs.leaderboard import _extreme_view
+
+    qrels, runs = _random_run(seed)
+    p = prepare(read_table(io.BytesIO(qrels.encode()), "qrels"), read_table(io.BytesIO(runs["A"].encode()), "run"))
+    shared: dict = {}
+    values = ExactQueries(p, shared)
+    views = {"worst": ExactQueries(_extreme_view(p, True)), "best": ExactQueries(_extreme_view(p, False))}
+    names = ("P@3", "R@5", "F1@2", "AP", "AP@4", "AP(rel=2)", "RR", "RR@2", "RBP(p=0.5)@4", "nDCG", "nDCG@3", "DCG@5", "nDCG(gain=binary,rel=2)@4")
+    for name in names:
+        m = parse(name)
+        for i in range(len(p.qids)):
+            for forms in (False, True):
+                for order in ORDERS[1:]:
+                    assert values.value(i, m, forms=forms, order=order) == views[order].value(i, m, forms=forms), (name, i, order)
+                assert values.value(i, m, forms=forms) == ExactQueries(p).value(i, m, forms=forms), (name, i)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.dictionaries(st.integers(1, 40), st.fractions(-5, 5, max_denominator=50), max_size=6),
+       st.dictionaries(st.integers(1, 40), st.fractions(-5, 5, max_denominator=50), min_size=1, max_size=4))
+def test_logsum_prints_as_its_sympy_value(dcg, ideal):
+    # decimal() and float() come from interval enclosures, without sympy: the digits and the float of the sympy value
+    from tieaware.model.exact import to_decimal, to_float
+
+    value = LogSum.linear(dcg) + LogSum.linear(dcg) / LogSum.linear(ideal) if LogSum.linear(ideal) else LogSum.linear(dcg)
+    exact = value.value()
+    for digits in (0, 4, 12):
+        assert to_decimal(value, digits) == to_decimal(exact, digits)
+    assert to_float(value) == (float(exact) if isinstance(exact, Fraction) else float(exact.evalf(60)))
+    assert value.sign() == compare(exact, 0)

@@ -154,6 +154,8 @@ def to_float(value: Exact) -> float:
     scalar = _numpy_scalar(value)
     if scalar is not None and not isinstance(scalar, _np_bool()):
         return float(scalar)
+    if getattr(value, "vectors", False):  # DCG sums kept as vectors (tieaware.model.logsum.LogSum): its own nearest float
+        return float(value)
     if isinstance(value, bool) or not hasattr(value, "evalf"):
         raise bad("value", value, "must be a number: a Fraction, int, float, Decimal or sympy value")
     approx = value.evalf(20)
@@ -179,6 +181,8 @@ def to_decimal(value: Exact, digits: int = 30) -> str:
     """
     if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
         raise bad("digits", digits, "must be an int >= 0")
+    if getattr(value, "vectors", False):  # a LogSum prints itself, correctly rounded, without sympy
+        return value.decimal(digits)
     scalar = _numpy_scalar(value)
     if scalar is not None and not isinstance(scalar, _np_bool()):
         value = scalar.item()  # numpy int -> int, float16/32/64 -> the float of the same value
@@ -238,6 +242,8 @@ def to_exact_string(value: Exact) -> str:
     if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
         f = Fraction(value)
         return f"{_int_text(f.numerator)}/{_int_text(f.denominator)}"
+    if getattr(value, "vectors", False):  # a LogSum: the text of its sympy value
+        return to_exact_string(value.value())
     if isinstance(value, bool) or not isinstance(value, (float, Decimal)) and not hasattr(value, "evalf"):
         raise bad("value", value, "must be a number: a Fraction, int, float, Decimal or sympy value")
     with big_ints():  # sympy prints its integers with str()

@@ -169,6 +169,8 @@ def to_form(value: Any) -> Form:
         raise bad("value", value, "must be a number, not a bool")
     if isinstance(value, (int, Fraction)):
         return Form.of(_const(Fraction(value)), _const(Fraction(1)))
+    if getattr(value, "vectors", False):  # a LogSum (tieaware.model.logsum): through its sympy value
+        value = value.value()
     if isinstance(value, sympy.Basic):
         return Form.of(*_from_sympy(value))
     raise bad("value", value, "must be an int, Fraction or exact sympy expression")

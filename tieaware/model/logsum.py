@@ -273,15 +273,77 @@ class LogSum:
         return Fraction(int(total.p), int(total.q)) if total.is_Rational else total
 
     def sign(self) -> int:
-        """-1, 0 or 1, certified (:func:`tieaware.model.exactcmp.compare`; raises its Undecided rather than guess)."""
+        """-1, 0 or 1, certified: an enclosure away from 0 (:meth:`enclosure`), else
+        :func:`tieaware.model.exactcmp.compare` (which raises its Undecided rather than guess)."""
         q = self.rational()
         if q is not None:
             return (q > 0) - (q < 0)
+        low, high = self.enclosure(64)
+        if low > 0 or high < 0:
+            return 1 if low > 0 else -1
         from tieaware.model.exactcmp import compare
 
         return compare(self.value(), 0)
 
+    def enclosure(self, prec: int) -> tuple[Fraction, Fraction]:
+        """Rational bounds low <= value <= high, by mpmath's interval arithmetic at *prec* bits (no sympy).
+
+        >>> low, high = LogSum.linear({2: Fraction(1)}).enclosure(64)     # 1/log2(3) = 0.63092975357145743...
+        >>> Fraction(63092975357145743, 10**17) < low < high < Fraction(63092975357145744, 10**17)
+        True
+        """
+        import mpmath
+
+        from tieaware.model.exactcmp import _iv_prec, _log_iv
+
+        iv = mpmath.iv
+        with _iv_prec(prec):
+            log2 = _log_iv(2, prec)
+
+            def form(f: Mapping[int, Fraction]) -> Any:
+                total = iv.mpf(0)
+                for b, c in f.items():
+                    term = iv.mpf(c.numerator) / c.denominator
+                    total = total + (term if b == 2 else term * log2 / _log_iv(b, prec))
+                return total
+
+            box = iv.mpf(0)
+            for key, numerator in self.parts.items():
+                box = box + (form(numerator) if key == _ONE else form(numerator) / form(dict(key)))
+            low, high = box._mpi_
+        return _exact(low), _exact(high)
+
+    def decimal(self, digits: int) -> str:
+        """The value with *digits* digits after the point, correctly rounded (half-even), without sympy.
+
+        Both ends of an enclosure (:meth:`enclosure`) at rising precision must round alike; a value
+        that stays on a rounding boundary goes to :func:`tieaware.model.exact.to_decimal` of :meth:`value`.
+
+        >>> LogSum.linear({2: Fraction(1)}).decimal(10)     # 1/log2(3)
+        '0.6309297536'
+        """
+        from tieaware.model.exact import to_decimal
+
+        q = self.rational()
+        if q is not None:
+            return to_decimal(q, digits)
+        prec = int(digits * 3.33) + 64
+        for _ in range(8):
+            low, high = (to_decimal(x, digits) for x in self.enclosure(prec))
+            if low == high:
+                return low
+            prec *= 2
+        return to_decimal(self.value(), digits)
+
     def __float__(self) -> float:
+        """The nearest float, from enclosures of rising precision (without sympy while they settle it)."""
+        q = self.rational()
+        if q is not None:
+            return float(q)
+        for prec in (64, 128, 256, 512):
+            low, high = (float(x) for x in self.enclosure(prec))
+            if low == high:
+                return low
         from tieaware.model.exact import to_float
 
         return to_float(self.value())
@@ -339,6 +401,15 @@ def _reduce(key: Key, numerator: Form, rational: Form) -> None:
         rational[2] = v
     else:
         rational.pop(2, None)
+
+
+def _exact(raw: tuple) -> Fraction:
+    """The value of an mpmath raw mpf (sign, mantissa, exponent, bits), exactly."""
+    sign, man, exp, _ = raw
+    if not man and exp:
+        raise ArithmeticError("an interval end is infinite or NaN")
+    value = Fraction(int(man) << exp) if exp >= 0 else Fraction(int(man), 1 << -exp)
+    return -value if sign else value
 
 
 def _sym(x: Any) -> Any:

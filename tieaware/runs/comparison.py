@@ -118,6 +118,12 @@ def _minus(a: Any, b: Any) -> Any:
         return _float(a) - _float(b)
     if is_rational(a) and is_rational(b):
         return Fraction(a) - Fraction(b)
+    if getattr(a, "vectors", False) or getattr(b, "vectors", False):  # DCG sums as vectors: a vector difference
+        from tieaware.model.logsum import LogSum
+
+        d = LogSum.of(a) - LogSum.of(b)
+        q = d.rational()
+        return d if q is None else q
     import sympy
 
     d = sympy.sympify(a) - sympy.sympify(b)
@@ -130,6 +136,8 @@ def _sign(value: Any) -> int:
         return 0 if abs(value) <= FLOAT_TIE else (1 if value > 0 else -1)
     if is_rational(value):
         return (value > 0) - (value < 0)
+    if getattr(value, "vectors", False):  # a LogSum: certified by its own intervals (exactcmp when they overlap 0)
+        return value.sign()
     import sympy
 
     box = interval(sympy.sympify(value), 64)  # an enclosure: its sign, where it has one, is the value's

@@ -76,7 +76,11 @@ FORMATS = ("table", "markdown", "latex", "json")
 
 @dataclass(frozen=True)
 class Standing:
-    """One system on one measure: its expected mean, its range over tie-breakings, its rank interval."""
+    """One system on one measure: its expected mean, its range over tie-breakings, its rank interval.
+
+    Exact values are Fractions, or for DCG and nDCG :class:`tieaware.model.logsum.LogSum` values
+    (``.value()`` is the sympy value; ``to_decimal`` and ``float()`` print them without it).
+    """
 
     system: str
     mean: Exact
@@ -92,7 +96,7 @@ class Standing:
 
 @dataclass(frozen=True)
 class PairResult:
-    """System A against system B on one measure, over every joint tie-breaking of both."""
+    """System A against system B on one measure, over every joint tie-breaking of both (exact values as in :class:`Standing`)."""
 
     measure: str
     a: str
@@ -447,7 +451,7 @@ class _Column:
         key = "mean " + which
         if key not in self._cache:
             form = self.form(which)
-            self._cache[key] = exact_mean(getattr(self, which)) if form is None else form.value()
+            self._cache[key] = exact_mean(getattr(self, which)) if form is None else _settled(form)
         return self._cache[key]
 
     def form(self, which: str) -> Optional[LogSum]:
@@ -510,6 +514,12 @@ def _plain(value: Any) -> Any:
     return value.value() if isinstance(value, LogSum) else value
 
 
+def _settled(value: LogSum) -> Any:
+    """A LogSum as it is reported: its Fraction when it is rational, else the LogSum (printed without sympy)."""
+    q = value.rational()
+    return value if q is None else q
+
+
 def _difference(a: Any, b: Any) -> Any:
     """a - b, exactly: as vectors when either is a :class:`LogSum` (sympy built once, for the result)."""
     if isinstance(a, LogSum) or isinstance(b, LogSum):
@@ -521,7 +531,7 @@ def _mean_difference(ca: "_Column", which_a: str, cb: "_Column", which_b: str) -
     """The exact difference of two systems' means (of ``expected``, ``worst`` or ``best``)."""
     fa, fb = ca.form(which_a), cb.form(which_b)
     if fa is not None and fb is not None:
-        return (fa - fb).value()
+        return _settled(fa - fb)
     return _minus(ca.mean(which_a), cb.mean(which_b))
 
 
@@ -1236,6 +1246,8 @@ def _summary(c: SystemsComparison, fmt: str, digits: int, tablefmt: str) -> list
 def _value(value: Any, digits: int) -> Optional[dict[str, Any]]:
     if value is None:
         return None
+    if isinstance(value, LogSum):  # the exact text needs sympy; its decimal and float as the sympy value prints them
+        value = value.value()
     if isinstance(value, float):
         return {"decimal": to_decimal(value, digits), "float": value}
     return {"exact": to_exact_string(value), "rational": is_rational(value), "decimal": to_decimal(value, digits), "float": to_float(value)}
