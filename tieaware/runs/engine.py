@@ -610,7 +610,7 @@ class ExactQueries:
         return gains
 
     def _gain_groups(self, m: Measure, order: Optional[str]) -> Optional[tuple[list, list]]:
-        """(per-query bounds, a list of (start, size, total gain) per group of non-zero gain), or None.
+        """(per-query bounds, a list of (start, size, total gain's numerator and denominator) per group of non-zero gain), or None.
 
         Only the groups holding a document of non-zero gain: dcg_group is 0 for the others (mean gain 0).
         Sorted by label (worst: ascending, best: descending), a group is a run of sub-groups, one per
@@ -633,7 +633,7 @@ class ExactQueries:
                 live = live[self.starts[live] < k]
             rows = counts[live][:, present].tolist()
             total = [sum((c * gains[present[j]] for j, c in enumerate(row) if c), Fraction(0)) for row in rows]
-            table = list(zip(self.starts[live].tolist(), self.sizes[live].tolist(), total))
+            table = [(a, b, g.numerator, g.denominator) for a, b, g in zip(self.starts[live].tolist(), self.sizes[live].tolist(), total)]
             owner = self.g.query[live]
         else:
             columns = range(len(gains)) if order == "worst" else range(len(gains) - 1, -1, -1)
@@ -646,9 +646,8 @@ class ExactQueries:
             g_idx, l_idx = np.nonzero(keep)  # row-major: group by group, labels in sorted order
             label = np.array(list(columns), dtype=np.int64)[l_idx]
             sizes = ordered[g_idx, l_idx].tolist()
-            table = [
-                (a, c, c * gains[j]) for a, c, j in zip(start[g_idx, l_idx].tolist(), sizes, label.tolist())
-            ]
+            total = [Fraction(c * gains[j]) for c, j in zip(sizes, label.tolist())]
+            table = [(a, c, g.numerator, g.denominator) for a, c, g in zip(start[g_idx, l_idx].tolist(), sizes, total)]
             owner = self.g.query[g_idx]
         bounds = np.searchsorted(owner, np.arange(len(self.p.qids) + 1)).tolist()
         got = self._tables[key] = (bounds, table)
@@ -665,6 +664,15 @@ class ExactQueries:
             got = self._tables["ideal"] = [tuple((j, c) for j, c in zip(best_first, row) if c) for row in tally[:, best_first].tolist()]
         return got
 
+    def _judged_gains(self, m: Measure) -> list:
+        """Per query, its judged gains best first as (numerator, denominator, count): the key of its ideal DCG."""
+        key = ("judged", str(m))
+        got = self._tables.get(key)
+        if got is None:
+            pairs = [(Fraction(x).numerator, Fraction(x).denominator) for x in self._gain_table(m)]
+            got = self._tables[key] = [tuple(pairs[j] + (c,) for j, c in row) for row in self._ideal_keys()]
+        return got
+
     def _dcg(self, i: int, m: Measure, forms: bool = False, order: Optional[str] = None):
         """fast's dcg_from on the query's groups (total gain per group) and on its ideal ranking."""
         from tieaware.fast import measures as fm
@@ -678,7 +686,7 @@ class ExactQueries:
         key = (name, parts, forms)
         dcg = self._dcgs.get(key, False)  # queries (and systems) with the same groups share their DCG
         if dcg is False:
-            dcg = fm.dcg_from([Group(t, n, None, total) for t, n, total in parts], m.k)
+            dcg = fm.dcg_from([Group(t, n, None, Fraction(num, den)) for t, n, num, den in parts], m.k)
             if forms:
                 dcg = _log_sum(dcg)
             self._dcgs[key] = dcg
@@ -686,12 +694,12 @@ class ExactQueries:
             return None
         if m.name == "DCG":
             return dcg if forms else EXACT.value(dcg)
-        gains = self._gain_table(m)
-        judged = tuple((gains[j], c) for j, c in self._ideal_keys()[i])
+        judged = self._judged_gains(m)[i]
         ideal_key = (name, judged, forms)
         ideal = self._ideals.get(ideal_key, False)  # queries with the same judged gains share their ideal DCG
         if ideal is False:
-            ideal = fm.dcg_from(fm.ideal_groups(list(judged)), m.k)
+            gains = self._gain_table(m)
+            ideal = fm.dcg_from(fm.ideal_groups([(gains[j], c) for j, c in self._ideal_keys()[i]]), m.k)
             ideal = _log_sum(ideal) if forms else ideal
             self._ideals[ideal_key] = ideal
         if ideal is None:
