@@ -143,6 +143,12 @@ def test_compare_systems_means_and_differences_equal_the_per_query_values(seed):
             assert compare(r.expected_difference, _minus(means[r.a]["expected"], means[r.b]["expected"])) == 0
             assert compare(r.min_difference, _minus(means[r.a]["worst"], means[r.b]["best"])) == 0
             assert compare(r.max_difference, _minus(means[r.a]["best"], means[r.b]["worst"])) == 0
+    # the public result holds Fractions and sympy values (the exactness policy), never the vectors
+    import sympy
+
+    values = [v for rows in out.standings.values() for s in rows for v in (s.mean, s.min_mean, s.max_mean)]
+    values += [v for rows in out.pairs.values() for p in rows for v in (p.mean_a, p.expected_difference, p.min_difference)]
+    assert values and all(isinstance(v, (Fraction, sympy.Basic)) for v in values)
 
 
 @settings(max_examples=6, deadline=None)
@@ -183,3 +189,27 @@ def test_logsum_prints_as_its_sympy_value(dcg, ideal):
         assert to_decimal(value, digits) == to_decimal(exact, digits)
     assert to_float(value) == (float(exact) if isinstance(exact, Fraction) else float(exact.evalf(60)))
     assert value.sign() == compare(exact, 0)
+
+
+def test_compare_prepared_keeps_the_vectors_and_compare_systems_their_values():
+    # nDCG@2 of a tied ranking is irrational: compare_prepared (the command's path) keeps the LogSum,
+    # compare_systems returns its sympy value; both are the same number
+    import sympy
+
+    from tieaware.io.columns import prepare_dicts
+    from tieaware.runs.leaderboard import compare_prepared, compare_systems
+
+    qrels = {"q1": {"a": 1, "b": 0, "c": 1}, "q2": {"a": 1, "b": 1, "c": 0}}
+    runs = {"tied": {"q1": {"a": 1, "b": 1, "c": 1}, "q2": {"a": 2, "b": 1, "c": 1}}, "flat": {"q1": {"a": 3, "b": 2, "c": 1}, "q2": {"a": 1, "b": 1, "c": 1}}}
+    public = compare_systems(qrels, runs, "nDCG@2", test=None)
+    from tieaware.io.inputs import to_qrels, to_run
+
+    q = to_qrels(qrels)
+    prepared = {n: prepare_dicts(q, to_run(r), ["q1", "q2"]) for n, r in runs.items()}
+    inner = compare_prepared(prepared, "nDCG@2", test=None)
+    for got, kept in zip(public.standings["nDCG@2"], inner.standings["nDCG@2"]):
+        assert isinstance(kept.mean, LogSum) and isinstance(got.mean, sympy.Basic)
+        assert got.mean == kept.mean.value() and compare(got.mean, kept.mean.value()) == 0
+    (p,), (k,) = public.pairs["nDCG@2"], inner.pairs["nDCG@2"]
+    assert compare(p.expected_difference, k.expected_difference.value()) == 0
+    assert public.render("json") == inner.render("json")

@@ -86,13 +86,14 @@ class LogSum:
     on the canonical form).  :meth:`value` gives the Fraction or sympy value.
     """
 
-    __slots__ = ("parts", "_hash")
+    __slots__ = ("parts", "_hash", "_value")
     #: Read by :func:`tieaware.model.exact.divide`, which divides such values as they divide themselves.
     vectors = True
 
     def __init__(self, parts: dict[Key, Form]) -> None:
         self.parts = parts  # canonical: reduced, no empty numerator
         self._hash: Any = None
+        self._value: Any = None  # value(), remembered: the parts never change after construction
 
     # -- construction ----------------------------------------------------------------------------
 
@@ -252,6 +253,11 @@ class LogSum:
 
     def value(self) -> Any:
         """The exact value: a Fraction when rational, else a sympy expression of log(2)/log(b) terms."""
+        if self._value is None:
+            self._value = self._build_value()
+        return self._value
+
+    def _build_value(self) -> Any:
         q = self.rational()
         if q is not None:
             return q

@@ -40,7 +40,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -59,6 +59,7 @@ from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, _layer, compute, exact
 __all__ = [
     "compare_systems",
     "compare_prepared",
+    "sympy_values",
     "SystemsComparison",
     "Standing",
     "PairResult",
@@ -78,8 +79,10 @@ FORMATS = ("table", "markdown", "latex", "json")
 class Standing:
     """One system on one measure: its expected mean, its range over tie-breakings, its rank interval.
 
-    Exact values are Fractions, or for DCG and nDCG :class:`tieaware.model.logsum.LogSum` values
-    (``.value()`` is the sympy value; ``to_decimal`` and ``float()`` print them without it).
+    Exact values are Fractions, or for DCG and nDCG exact sympy values
+    (:func:`compare_systems`).  :func:`compare_prepared` and the command
+    keep those as :class:`tieaware.model.logsum.LogSum` vectors (``.value()``
+    is the sympy value; ``to_decimal`` and ``float()`` print them without it).
     """
 
     system: str
@@ -264,7 +267,7 @@ def compare_systems(
     converted = {name: to_run(run) for name, run in named.items()}
     queries, skipped = _shared(qrels, converted)
     prepared = {name: prepare_dicts(qrels, run, queries) for name, run in converted.items()}
-    return compare_prepared(
+    result = compare_prepared(
         prepared,
         ms,
         test=test,
@@ -280,6 +283,28 @@ def compare_systems(
         progress=progress,
         skipped=skipped,
     )
+    return sympy_values(result)
+
+
+def sympy_values(result: SystemsComparison) -> SystemsComparison:
+    """*result* with every LogSum vector (exact DCG and nDCG) replaced by its exact value: a Fraction or sympy.
+
+    :func:`compare_prepared` and the command keep DCG and nDCG as LogSum
+    vectors, which print without building sympy; the public
+    :func:`compare_systems` returns the values the rest of tieaware returns
+    (the exactness policy: a Fraction when rational, else an exact sympy value).
+    """
+
+    def plain(value: Any) -> Any:
+        return value.value() if isinstance(value, LogSum) else value
+
+    def each(row: Any, names: tuple[str, ...]) -> Any:
+        return replace(row, **{n: plain(getattr(row, n)) for n in names})
+
+    standings = {m: [each(s, ("mean", "min_mean", "max_mean")) for s in rows] for m, rows in result.standings.items()}
+    pair_fields = ("mean_a", "mean_b", "expected_difference", "min_difference", "max_difference")
+    pairs = {m: [each(p, pair_fields) for p in rows] for m, rows in result.pairs.items()}
+    return replace(result, standings=standings, pairs=pairs)
 
 
 def _measures(measures: MeasureSpec) -> tuple[Measure, ...]:
