@@ -101,7 +101,7 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
 #: Hand-written mutants: (file, text in it, replacement, why).  The audit's survivors, kept so they stay killed.
 CURATED: list[tuple[str, str, str, str]] = [
     ("tieaware/runs/engine.py", "return _rbp(g, m.k, m.rbp_p, m.rel)", "return _rbp(g, m.k, Fraction(9, 10), m.rel)", "the float engine's RBP p fixed at 0.9"),
-    ("tieaware/runs/spread_engine.py", "float(m.rbp_p)", "0.9", "the spread engine's RBP p fixed at 0.9"),
+    ("tieaware/runs/spread_engine.py", "var = _rbp(g, m.k, m.rbp_p, m.rel)", "var = _rbp(g, m.k, Fraction(9, 10), m.rel)", "the spread engine's RBP p fixed at 0.9"),
     ("tieaware/model/names.py", "RBP_P = Fraction(4, 5)", "RBP_P = Fraction(9, 10)", "the default RBP p 0.8 -> 0.9 everywhere"),
     ("tieaware/io/columns.py", "(ndigits <= 15)", "(ndigits <= 17)", "the decimal fast path widened to 17 digits"),
     ("tieaware/io/columns.py", "(ndigits <= 15)", "(ndigits <= 16)", "the decimal fast path widened to 16 digits"),
