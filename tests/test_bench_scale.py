@@ -7,7 +7,7 @@ from tieaware.cli import main
 def test_quick_scale_benchmark_reports_every_tool(capsys):
     assert main(["bench", "--quick", "--only", "scale"]) == 0
     out = capsys.readouterr().out
-    for text in ("### 10^7 lines: heavy ties", "### 10^8 lines", "### rbo", "### the other commands", "tieaware compare A B --float", "(leaderboard)", "tieaware eval --float --spread", "### graded", "### recommender data", "### score matrix",
+    for text in ("### 10^7 lines: heavy ties", "### 10^8 lines", "### rbo", "### the other commands", "tieaware compare A B --float", "(leaderboard)", "tieaware eval --float --spread", "tieaware corr A B --float", "### graded", "### recommender data", "### score matrix",
                  "tieaware float", "tieaware exact", "tieaware.evaluate_matrix", "pytrec_eval", "÷ pytrec_eval", "peak RSS (MB)", "target < 5 s"):
         assert text in out, text
     # every tool that is installed ran to completion (a failure shows "exit N" in the note column)

@@ -329,6 +329,7 @@ def _rbo(tmp: str, quick: bool, qrels: str, run_: str, ten: Optional[Timing]) ->
             "tieaware compare A B --float --format markdown (leaderboard)",
             py + ["compare", qrels, run_, other, "-m", MEASURES["tieaware"], "--float", "--format", "markdown"],
         ),
+        _time_command("tieaware corr A B --float (Kendall's tau_b per query)", py + ["corr", run_, other, "--float"]),
     ]
     if ten is not None and ten.seconds:
         others.insert(0, replace(ten, tool="eval"))  # the 10^7 run above, named short for the ratio columns
