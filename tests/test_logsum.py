@@ -159,13 +159,13 @@ def test_exact_queries_orders_equal_the_sorted_rows(seed):
     from tieaware.io.columns import prepare, read_table
     from tieaware.model.names import parse
     from tieaware.runs.engine import ORDERS, ExactQueries
-    from tieaware.runs.leaderboard import _extreme_view
+    from tieaware.runs.board_columns import extreme_view
 
     qrels, runs = _random_run(seed)
     p = prepare(read_table(io.BytesIO(qrels.encode()), "qrels"), read_table(io.BytesIO(runs["A"].encode()), "run"))
     shared: dict = {}
     values = ExactQueries(p, shared)
-    views = {"worst": ExactQueries(_extreme_view(p, True)), "best": ExactQueries(_extreme_view(p, False))}
+    views = {"worst": ExactQueries(extreme_view(p, True)), "best": ExactQueries(extreme_view(p, False))}
     names = ("P@3", "R@5", "F1@2", "AP", "AP@4", "AP(rel=2)", "RR", "RR@2", "RBP(p=0.5)@4", "nDCG", "nDCG@3", "DCG@5", "nDCG(gain=binary,rel=2)@4")
     for name in names:
         m = parse(name)

@@ -497,7 +497,7 @@ def test_exact_columns_are_fasts_worst_expected_and_best(docs):
     """The exact array path (groups sorted by label) gives fast.worst, compute and fast.best on every query."""
     from tieaware import fast
     from tieaware.io.columns import prepare_dicts
-    from tieaware.runs.leaderboard import _columns
+    from tieaware.runs.board_columns import system_columns
 
     qrels = {f"q{i}": {f"d{j}": Fraction(lab) for j, (_, lab) in enumerate(ds)} for i, ds in enumerate(docs)}
     run = {f"q{i}": [(f"d{j}", Fraction(score)) for j, (score, _) in enumerate(ds)] for i, ds in enumerate(docs)}
@@ -510,7 +510,7 @@ def test_exact_columns_are_fasts_worst_expected_and_best(docs):
         # (a quotient that reduces to a rational is a Fraction there, where sympy may keep it as a quotient)
         return compare(value.value() if isinstance(value, LogSum) else value, want) == 0
 
-    cols = _columns(prepare_dicts(qrels, run, queries), measures, queries, exact=True, layer="fast", progress=False, label="")
+    cols = system_columns(prepare_dicts(qrels, run, queries), measures, queries, exact=True, layer="fast", progress=False, label="")
     for m in measures:
         col = cols[str(m)]
         for k, q in enumerate(queries):
@@ -534,13 +534,14 @@ def test_drawn_view_keeps_every_value(docs, rnd):
     and untied (one ordering)."""
     from tieaware.io.columns import prepare_dicts
     from tieaware.runs import engine
-    from tieaware.runs.leaderboard import _drawn_view, _extreme_view, _rankings
+    from tieaware.runs.board_columns import extreme_view, query_rankings
+    from tieaware.runs.board_draws import drawn_view
 
     def values(view, m):  # the array engine, else per query (measures with a convention; the draws do the same)
         got = engine.values(view, m)
         if got is None:
             got = [compute(m, [x for g in r for x in g], ideal=i, exact=False) if all(len(g) == 1 for g in r)
-                   else compute(m, r, ideal=i, exact=False) for _, r, i in _rankings(view, False)]
+                   else compute(m, r, ideal=i, exact=False) for _, r, i in query_rankings(view, False)]
         return np.asarray(got, dtype=np.float64)
 
     qrels = {f"q{i}": {f"d{j}": label for j, (_, label) in enumerate(ds)} for i, ds in enumerate(docs)}
@@ -551,9 +552,9 @@ def test_drawn_view_keeps_every_value(docs, rnd):
     for name in ("P@3", "AP", "AP@2", "nDCG@3", "RR@2", "ERR@3", "R@3", "F1@3", "DCG@3", "RBP(p=0.5)@3",
                  "AP(norm=capped)@3", "P(norm=retrieved)@3", "nDCG(gain=binary)@3"):
         m = parse(name)
-        for view in (p, _extreme_view(p, True)):
+        for view in (p, extreme_view(p, True)):
             whole = values(view, m)
-            cut = _drawn_view(view, m, chosen)
+            cut = drawn_view(view, m, chosen)
             assert cut.qids == chosen
             assert np.allclose(values(cut, m), whole[[qids.index(q) for q in chosen]], rtol=1e-12, atol=1e-15), name
             if m.k is not None:
@@ -563,11 +564,11 @@ def test_drawn_view_keeps_every_value(docs, rnd):
 def test_large_runs_get_a_monte_carlo_flip_by_default(runs, monkeypatch):
     """Past the draw budget the flip probability is still estimated: MIN_DRAWS draws, seeded, with the count and
     a 95% interval; the same seed gives the same estimate."""
-    from tieaware.runs import leaderboard
+    from tieaware.runs import board_draws, leaderboard
 
     qrels, a, b = runs
     exact = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3).pairs["AP"][0]
-    monkeypatch.setattr(leaderboard, "DRAW_BUDGET", 10)  # as if the runs were large
+    monkeypatch.setattr(board_draws, "DRAW_BUDGET", 10)  # as if the runs were large
     out = compare_systems(qrels, {"A": a, "B": b}, "AP", test="t", alpha=0.3, exact=False, seed=3)
     r = out.pairs["AP"][0]
     assert (r.flip_method, r.flip_samples) == ("monte carlo", leaderboard.MIN_DRAWS)

@@ -52,6 +52,8 @@ from tieaware.io.columns import Prepared, Table, _query_numbers, prepare
 from tieaware.model.errors import bad
 from tieaware.model.names import Measure
 from tieaware.model.params import flag
+from tieaware.runs import board_columns as bc
+from tieaware.runs import board_draws
 from tieaware.runs import leaderboard as lb
 from tieaware.runs import significance as sig
 from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, _layer, natural_key
@@ -99,10 +101,10 @@ def compare_systems_files(
     shuffling holds the rows of its varying queries (as compact columns)
     while drawing.
     """
-    ms = lb._measures(measures)
+    ms = lb.board_measures(measures)
     exact = flag(exact, "exact")
     _layer(layer)
-    lb._check(alpha, correction, test, resamples, seed, samples, limit)
+    lb.check_options(alpha, correction, test, resamples, seed, samples, limit)
     jobs = check_jobs(jobs)
     if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
         raise bad("partitions", partitions, "must be None (from the files' sizes) or an int >= 1")
@@ -137,7 +139,7 @@ def compare_systems_files(
                 source = _Source(rows[name], queries)
                 for column in columns[name].values():
                     column.source = source
-        return lb._board(
+        return lb.board(
             columns, rows, ms, queries, skipped, test=test, alpha=alpha, correction=correction, baseline=baseline, exact=exact,
             resamples=resamples, seed=seed, samples=samples, limit=limit,
         )
@@ -197,7 +199,7 @@ def _work(k: int, index: QrelsIndex, paths: Sequence[Sequence[str]], options: di
         return out
     ms, exact, layer = options["measures"], options["exact"], options["layer"]
     for i, p in enumerate(prepared):
-        columns = lb._columns(p, ms, shared, exact=exact, layer=layer, progress=False, label="")
+        columns = bc.system_columns(p, ms, shared, exact=exact, layer=layer, progress=False, label="")
         floats = {}
         varies = np.zeros(len(shared), dtype=bool)
         for key, column in columns.items():
@@ -205,13 +207,13 @@ def _work(k: int, index: QrelsIndex, paths: Sequence[Sequence[str]], options: di
             if exact and layer == "fast" and column.measure is not None and column.measure.name in ("DCG", "nDCG"):
                 floats[key] = _engine_floats(p, column.measure, shared)
             if options["keep"]:
-                probe = lb._Column(column.expected, column.worst, column.best)
+                probe = bc.Column(column.expected, column.worst, column.best)
                 probe._cache = dict(column._cache)  # the column's own cache stays as _columns left it
                 varies |= probe.varies()
         if options["keep"]:
             # the rows of the queries whose value varies, as compact columns: what the tests may read back
             # (a distribution, shuffled tie-breakings), without parsing and joining the partition again
-            kept = lb._drawn_view(p, _WHOLE, [q for q, v in zip(shared, varies.tolist()) if v])  # type: ignore[arg-type]
+            kept = board_draws.drawn_view(p, _WHOLE, [q for q, v in zip(shared, varies.tolist()) if v])  # type: ignore[arg-type]
             with open(_varying(paths[i][k]), "wb") as f:
                 pickle.dump(kept, f, protocol=pickle.HIGHEST_PROTOCOL)
         out["columns"].append(columns)
@@ -219,7 +221,7 @@ def _work(k: int, index: QrelsIndex, paths: Sequence[Sequence[str]], options: di
     return out
 
 
-#: What leaderboard._drawn_view reads of a measure: no cutoff, so every row of the queries asked is kept.
+#: What board_draws.drawn_view reads of a measure: no cutoff, so every row of the queries asked is kept.
 _WHOLE = SimpleNamespace(k=None, name="")
 
 
@@ -236,7 +238,7 @@ def _engine_floats(p: Prepared, m: Measure, shared: Sequence[str]) -> Optional[l
     position = {q: i for i, q in enumerate(p.qids)}
     take = [position[q] for q in shared]
     out = []
-    for view in (p, lb._extreme_view(p, True), lb._extreme_view(p, False)):
+    for view in (p, bc.extreme_view(p, True), bc.extreme_view(p, False)):
         values = engine.values(view, m)
         if values is None:
             return None
@@ -313,7 +315,7 @@ def _gather(parts: Sequence[dict], names: Sequence[str], ms: Sequence[Measure], 
             pieces = [p["columns"][s][key] for p in live]
             lists = [[x for piece in pieces for x in getattr(piece, which)] for which in ("expected", "worst", "best")]
             e, w, b = ([values[i] for i in order.tolist()] for values in lists)
-            column = lb._Column(e, w, b, None, pieces[0].measure)
+            column = bc.Column(e, w, b, None, pieces[0].measure)
             # floats of irrational values come from the float engine (as _columns gives them) when a partition's do
             if any("floats expected" in piece._cache for piece in pieces):
                 chunks = []
@@ -359,10 +361,10 @@ class _Partitions:
         if p is None or qid not in p.qids:  # not among the varying queries kept apart: the partition itself
             p = _read(self.index, self.paths[k])
         assert p is not None
-        return lb._ranking(p, p.qids.index(qid), self.marks)
+        return bc.query_ranking(p, p.qids.index(qid), self.marks)
 
     def drawn_view(self, m: Measure, queries: Sequence[str]) -> Prepared:
-        """:func:`tieaware.runs.leaderboard._drawn_view` of the whole run, built a partition at a time."""
+        """:func:`tieaware.runs.board_draws.drawn_view` of the whole run, built a partition at a time."""
         views = []
         by_partition: dict[int, list[str]] = {}
         for q in queries:
@@ -373,10 +375,10 @@ class _Partitions:
             if p is None or not set(here) <= set(p.qids):  # not among the varying queries kept apart
                 p = _read(self.index, self.paths[k])
             assert p is not None
-            views.append(lb._drawn_view(p, m, here))
+            views.append(board_draws.drawn_view(p, m, here))
         if not views:
-            return lb._drawn_view(_empty(), m, [])
-        return lb._drawn_view(_concat(views), m, queries)
+            return board_draws.drawn_view(_empty(), m, [])
+        return board_draws.drawn_view(_concat(views), m, queries)
 
 
 class _Source:
