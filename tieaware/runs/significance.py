@@ -69,6 +69,8 @@ __all__ = [
     "pvalues",
     "Bounds",
     "certified_bounds",
+    "t_range",
+    "chord_knapsack",
     "Support",
     "Enumerated",
     "enumerate_pair",
@@ -489,19 +491,13 @@ def _t_min(lo: np.ndarray, hi: np.ndarray) -> tuple[float, Optional[np.ndarray]]
     smallest at a breakpoint or at S = −2α/β.
     """
     n = len(lo)
-    m = lo + hi
-    order = np.argsort(-m, kind="stable")
-    widths = (hi - lo)[order]
-    S_break = lo.sum() + np.concatenate([[0.0], np.cumsum(widths)])
-    Q_break = (lo * lo).sum() + np.concatenate([[0.0], np.cumsum(widths * m[order])])
+    order, S_break, Q_break, beta, alpha = chord_knapsack(lo, hi)
     t_break = _t_of(S_break, Q_break, n)
     i = int(np.argmin(t_break))
     best = float(t_break[i])
     vertex = lo.copy()
     vertex[order[:i]] = hi[order[:i]]  # the first i entries raised: the breakpoint's vertex
     attained: Optional[np.ndarray] = vertex
-    beta = m[order]
-    alpha = Q_break[:-1] - beta * S_break[:-1]
     with np.errstate(divide="ignore", invalid="ignore"):
         star = np.where(beta != 0, -2 * alpha / beta, np.nan)
     inside = (star > S_break[:-1]) & (star < S_break[1:])
@@ -512,6 +508,62 @@ def _t_min(lo: np.ndarray, hi: np.ndarray) -> tuple[float, Optional[np.ndarray]]
         if t_star[j] < best:
             best, attained = float(t_star[j]), None
     return best, attained
+
+
+def chord_knapsack(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The largest Σd² for each sum S over the box, bounded by chords: (order, S_break, Q_break, beta, alpha).
+
+    On [lo_q, hi_q], d_q² <= (lo_q + hi_q)·d_q − lo_q·hi_q (the chord; equal
+    at both ends), so Σd² <= Q̄(S), the chords' largest sum for the sum S: a
+    fractional knapsack that raises the entries from lo to hi in *order*
+    (largest lo + hi first).  Q̄ is concave and piecewise linear, with
+    value Q_break at S_break (breakpoint i: the box vertex with the first i
+    entries of *order* at hi, the rest at lo, where Q̄ = Σd²) and
+    Q̄ = alpha + beta·S on the piece after breakpoint i.
+
+    >>> order, S, Q, beta, alpha = chord_knapsack(np.array([0.0, 0.0]), np.array([1.0, 2.0]))
+    >>> order.tolist(), S.tolist(), Q.tolist()
+    ([1, 0], [0.0, 2.0, 3.0], [0.0, 4.0, 5.0])
+    """
+    m = lo + hi
+    order = np.argsort(-m, kind="stable")
+    widths = (hi - lo)[order]
+    S_break = lo.sum() + np.concatenate([[0.0], np.cumsum(widths)])
+    Q_break = (lo * lo).sum() + np.concatenate([[0.0], np.cumsum(widths * m[order])])
+    beta = m[order]
+    alpha = Q_break[:-1] - beta * S_break[:-1]
+    return order, S_break, Q_break, beta, alpha
+
+
+def t_range(low: Any, high: Any) -> tuple[float, float, Optional[np.ndarray], Optional[np.ndarray]]:
+    """The smallest and largest paired t statistic over every vector of the box low <= d <= high.
+
+    Returns (t_min, t_max, d_min, d_max): d_min (d_max) is a box vertex
+    attaining t_min (t_max), or None when the extreme lies inside the box
+    (then it bounds every vertex's t, attained or not).  With fewer than 2
+    queries t is undefined: (nan, nan, None, None).  A box holding a
+    constant positive (negative) vector has t_max = inf (t_min = −inf).
+
+    >>> t_range(np.array([1.0, 2.0, 4.0]), np.array([1.0, 2.0, 4.0]))[:2] == t_range([1.0, 2.0, 4.0], [1.0, 2.0, 4.0])[:2]
+    True
+    """
+    lo, hi = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    if len(lo) < 2:
+        return math.nan, math.nan, None, None
+    top, top_at = _t_top(lo, hi)
+    bottom, bottom_at = _t_top(-hi, -lo)
+    return -bottom, top, (None if bottom_at is None else -bottom_at), top_at
+
+
+def _t_top(lo: np.ndarray, hi: np.ndarray) -> tuple[float, Optional[np.ndarray]]:
+    """The largest t over the box: the water level where some sum is > 0, else the least |t| of the mirrored box."""
+    s_hi = math.fsum(hi)
+    if s_hi > 0:
+        return _t_max(lo, hi)
+    if s_hi == 0:
+        return 0.0, hi.copy()  # t <= 0 everywhere, 0 at the sum-0 vertex
+    least, at = _t_min(-hi, -lo)  # every sum < 0: the largest t is minus the smallest |t|
+    return -least, None if at is None else -at
 
 
 def _t_bounds(lo: np.ndarray, hi: np.ndarray) -> Bounds:
