@@ -6,8 +6,9 @@ return what ``ir_measures.calc_aggregate``, ``ir_measures.iter_calc`` and
 
 - *measures*: ir_measures measure objects (``ir_measures.AP@10``), tieaware
   names (``"AP@10"``, ``"ndcg_cut_10"``) or parsed :class:`~tieaware.model.names.Measure`
-  objects, mixed freely.  Each is understood through its ir_measures name,
-  ``str(measure)``; a name tieaware does not compute is refused, naming it.
+  objects, mixed freely.  An ir_measures object means what it means in
+  ir_measures (:func:`from_ir_measures`); a measure tieaware does not compute
+  is refused, naming it.
 - *qrels* and *run*: anything :mod:`tieaware.io.inputs` reads: pytrec_eval
   dicts, iterables of ``Qrel``/``ScoredDoc`` namedtuples, or DataFrames
   (ir_measures' ``query_id/doc_id/relevance|score`` columns, or PyTerrier's
@@ -18,7 +19,9 @@ return what ``ir_measures.calc_aggregate``, ``ir_measures.iter_calc`` and
 The difference is the values: each is the **expected value over every
 ordering of the documents whose scores tie**, where ir_measures (through
 trec_eval) breaks ties by docno.  Queries are those of the run that have
-qrels, as in trec_eval and ir_measures; aggregates are means over them.
+qrels, as in trec_eval; aggregates are means over them.  ``complete=True``
+averages over every judged query, one missing from the run counting as 0
+(trec_eval's ``-c``; ir_measures' own evaluators count it so).
 
 >>> qrels = {"q1": {"a": 1, "b": 0}}
 >>> run = {"q1": {"a": 1.0, "b": 1.0}}       # a and b tie
@@ -52,7 +55,14 @@ from tieaware.io.inputs import to_qrels, to_run
 from tieaware.model.names import Measure, parse
 from tieaware.model.params import flag
 
-__all__ = ["Metric", "calc_aggregate", "iter_calc", "evaluator", "Evaluator"]
+__all__ = ["Metric", "calc_aggregate", "iter_calc", "evaluator", "Evaluator", "from_ir_measures", "IR_MEASURES_FAMILIES"]
+
+#: The ir_measures measures tieaware computes, by ir_measures' name: each means in tieaware what it
+#: means in ir_measures (its providers agree with tieaware on untied runs, tests/test_ir_measures.py).
+IR_MEASURES_FAMILIES = frozenset({
+    "P", "R", "AP", "RR", "nDCG", "Rprec", "Bpref", "Success", "Judged", "IPrec", "NumQ", "NumRet", "NumRel",
+    "SetP", "SetR", "SetF", "SetAP", "infAP", "ERR", "RBP",
+})  # fmt: skip
 
 
 class Metric(NamedTuple):
@@ -63,6 +73,32 @@ class Metric(NamedTuple):
     value: Any
 
 
+def from_ir_measures(measure: Any) -> Measure:
+    """The tieaware measure an ir_measures measure object names, or TieawareError naming it.
+
+    Mostly its name read by :func:`~tieaware.model.names.parse`; two differ:
+    ir_measures' ``ERR@k`` is gdeval's, whose grades are scaled by 2^4 whatever
+    the judgements (tieaware's ``ERR(g_max=4)@k``), and its ``RBP`` without
+    ``rel`` uses graded gains, which tieaware does not compute.  Parameters
+    tieaware lacks (``judged_only=True``) are refused.
+
+    >>> import ir_measures
+    >>> str(from_ir_measures(ir_measures.ERR@10)), str(from_ir_measures(ir_measures.P(rel=2)@5))
+    ('ERR(g_max=4)@10', 'P(rel=2)@5')
+    """
+    name = getattr(measure, "NAME", None)
+    if name not in IR_MEASURES_FAMILIES:
+        raise bad("measure", str(measure), f"is not one tieaware computes; it computes {', '.join(sorted(IR_MEASURES_FAMILIES))}")
+    params = dict(measure.params)
+    if name == "ERR":
+        if set(params) != {"cutoff"}:
+            raise bad("measure", str(measure), "needs a cutoff, as gdeval's ERR@k in ir_measures")
+        return parse(f"ERR(g_max=4)@{params['cutoff']}")
+    if name == "RBP" and "rel" not in params:
+        raise bad("measure", str(measure), "is graded RBP (no rel): tieaware computes RBP with rel, e.g. RBP(rel=1)")
+    return parse(str(measure))
+
+
 def _measures(measures: Any) -> list[tuple[Any, Measure]]:
     """(the measure as given, its parsed form) for each measure, duplicates dropped."""
     if isinstance(measures, (str, Measure)) or not isinstance(measures, Iterable) or _is_ir_measure(measures):
@@ -71,8 +107,10 @@ def _measures(measures: Any) -> list[tuple[Any, Measure]]:
     for given in measures:
         if isinstance(given, Measure):
             out[given] = given
-        elif isinstance(given, str) or _is_ir_measure(given):
-            out[given] = parse(str(given))
+        elif isinstance(given, str):
+            out[given] = parse(given)
+        elif _is_ir_measure(given):
+            out[given] = from_ir_measures(given)
         else:
             raise bad("measures", given, "must hold ir_measures measures (ir_measures.AP@10) or names ('AP@10')")
     if not out:
@@ -97,10 +135,12 @@ class Evaluator:
         fast_float: bool = False,
         tie_break: Optional[str] = None,
         layer: str = "fast",
+        complete: bool = False,
     ) -> None:
         # Checked here, where every entry point (calc_aggregate, iter_calc, evaluator) passes,
         # as evaluate() and the command line check them: exact="yes" is not silently truthy.
         exact, fast_float = flag(exact, "exact"), flag(fast_float, "fast_float")
+        self._complete = flag(complete, "complete")
         from tieaware.runs.evaluate import TIE_BREAKS, _check_layer
 
         _check_layer(layer)
@@ -115,7 +155,18 @@ class Evaluator:
         self._tie_break = tie_break
         self._layer = layer
 
-    def _evaluate(self, run: Any):
+    @property
+    def measures(self) -> list[tuple[Any, Measure]]:
+        """(the measure as given, the tieaware measure it names) for each measure."""
+        return list(self._measures)
+
+    @property
+    def queries(self) -> frozenset[str]:
+        """The judged queries."""
+        return frozenset(self._qrels)
+
+    def evaluation(self, run: Any):
+        """*run*'s :class:`~tieaware.runs.evaluate.Evaluation`: exact values (floats with *fast_float*), keyed by ``str(measure)``."""
         from tieaware.runs.evaluate import evaluate
 
         parsed = [m for _, m in self._measures]
@@ -126,6 +177,7 @@ class Evaluator:
             layer=self._layer,
             exact=not self._fast_float,
             tie_break=self._tie_break,
+            complete=self._complete,
         )
 
     def _value(self, value: Exact) -> Any:
@@ -133,7 +185,7 @@ class Evaluator:
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """One :class:`Metric` per query and measure: queries in natural order, measures as given."""
-        ev = self._evaluate(run)  # now, so that bad input raises at the call, not at the first next()
+        ev = self.evaluation(run)  # now, so that bad input raises at the call, not at the first next()
         return (
             Metric(qid, given, self._value(ev.per_query[qid][str(parsed)]))
             for qid in ev.queries
@@ -142,7 +194,7 @@ class Evaluator:
 
     def calc_aggregate(self, run: Any) -> dict[Any, Any]:
         """``{measure: mean over the evaluated queries}``, keyed by the measures as given."""
-        ev = self._evaluate(run)
+        ev = self.evaluation(run)
         return {given: self._value(ev.mean[str(parsed)]) for given, parsed in self._measures}
 
 
@@ -160,14 +212,19 @@ def calc_aggregate(
     fast_float: bool = False,
     tie_break: Optional[str] = None,
     layer: str = "fast",
+    complete: bool = False,
 ) -> dict[Any, Any]:
     """Tie-aware ``ir_measures.calc_aggregate``: ``{measure: mean value}``.
 
     *exact*: return exact values instead of floats.  *fast_float*: compute in
     float arithmetic (big runs; not with *exact*).  *tie_break*: None
-    (tie-aware) or ``"trec_eval"`` (ir_measures' own numbers).
+    (tie-aware) or ``"trec_eval"`` (ir_measures' own numbers).  *complete*:
+    average over every judged query, one missing from the run counting as 0
+    (trec_eval's ``-c``, ir_measures' own way).
     """
-    return Evaluator(measures, qrels, exact=exact, fast_float=fast_float, tie_break=tie_break, layer=layer).calc_aggregate(run)
+    return Evaluator(
+        measures, qrels, exact=exact, fast_float=fast_float, tie_break=tie_break, layer=layer, complete=complete
+    ).calc_aggregate(run)
 
 
 def iter_calc(
@@ -179,6 +236,9 @@ def iter_calc(
     fast_float: bool = False,
     tie_break: Optional[str] = None,
     layer: str = "fast",
+    complete: bool = False,
 ) -> Iterator[Metric]:
     """Tie-aware ``ir_measures.iter_calc``: :class:`Metric` ``(query_id, measure, value)`` per query."""
-    return Evaluator(measures, qrels, exact=exact, fast_float=fast_float, tie_break=tie_break, layer=layer).iter_calc(run)
+    return Evaluator(
+        measures, qrels, exact=exact, fast_float=fast_float, tie_break=tie_break, layer=layer, complete=complete
+    ).iter_calc(run)
