@@ -268,14 +268,28 @@ def test_sklearn_rows_hold_on_every_cpu_whatever_the_argsort_order(monkeypatch):
             i = j + 1
         return np.asarray(out)
 
-    calls = []
+    import os
+    import tempfile
+
+    # the implementation runs in a forked worker (which inherits the patch): count its calls on disk
+    calls = tempfile.NamedTemporaryFile(prefix="tieaware-argsort-", delete=False).name
+
+    def counted(*a, **k):
+        with open(calls, "a") as f:
+            f.write("1")
+        return other_cpu(*a, **k)
+
     rows = {}
-    for patched in (False, True):
-        if patched:
-            monkeypatch.setattr(np, "argsort", lambda *a, **k: calls.append(1) or other_cpu(*a, **k))
-        row = _row("scikit-learn", "ndcg_score(k=5, ignore_ties=True)")
-        rows[patched] = (row.status, tie_rule(row), _tie_vector(row), row.result.convention)
-    assert calls and rows[False] == rows[True]
+    try:
+        for patched in (False, True):
+            if patched:
+                monkeypatch.setattr(np, "argsort", counted)
+            row = _row("scikit-learn", "ndcg_score(k=5, ignore_ties=True)")
+            rows[patched] = (row.status, tie_rule(row), _tie_vector(row), row.result.convention)
+        with open(calls) as f:
+            assert f.read() and rows[False] == rows[True]
+    finally:
+        os.unlink(calls)
 
 
 def test_json_floats_round_trip_through_the_worker_protocol():

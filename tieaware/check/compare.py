@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -51,14 +52,14 @@ def _is_sympy(value: object) -> bool:
 
 
 def as_number(value: object, argument: str) -> Any:
-    """*value* as a Fraction, a sympy value or a float; anything else is refused.
+    """*value* as a Fraction, a sympy value, a Decimal or a float; anything else is refused.
 
     numpy scalars become their Python counterparts; a one-element array or
     tensor (anything with ``.item()``, ``__array__`` or ``__dlpack__``) its
     number, without importing its library.
 
-    >>> as_number(Fraction(1, 2), "got"), as_number(2, "got")
-    (Fraction(1, 2), Fraction(2, 1))
+    >>> as_number(Fraction(1, 2), "got"), as_number(2, "got"), as_number(Decimal("0.5"), "got")
+    (Fraction(1, 2), Fraction(2, 1), Decimal('0.5'))
     """
     if isinstance(value, bool) or value is None:
         raise bad(argument, value, "must be a number")
@@ -66,6 +67,8 @@ def as_number(value: object, argument: str) -> Any:
         return Fraction(int(value.numerator), int(value.denominator))
     if _is_sympy(value):
         return value
+    if isinstance(value, Decimal):  # exact as written: kept a Decimal, so that it is compared exactly first
+        return value if value.is_finite() else float(value)
     if isinstance(value, numbers.Real):  # float, numpy floats of any width
         return float(value)
     if hasattr(value, "item") and getattr(value, "shape", None) in ((), (1,), (1, 1)):
@@ -80,7 +83,7 @@ def as_number(value: object, argument: str) -> Any:
         if array.size == 1:
             return as_number(array.reshape(-1)[0].item(), argument)
         raise bad(argument, value, f"must hold one number, not {array.size}")
-    raise bad(argument, value, "must be a number (int, float, Fraction or sympy)")
+    raise bad(argument, value, "must be a number (int, float, Fraction, Decimal or sympy)")
 
 
 def exact_equal(a: Exact, b: Exact) -> bool:
@@ -112,7 +115,7 @@ def approximate(value: Exact) -> Fraction:
     """
     if isinstance(value, numbers.Rational):
         return Fraction(value)
-    if isinstance(value, float):
+    if isinstance(value, (float, Decimal)):
         return Fraction(value)
     return Fraction(to_decimal(value, 40))
 

@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.check.cases import Case
+from tieaware.model.errors import TieawareError
 from tieaware.model.names import MEASURES, NOREL, NORMS, Measure, parse
 from tieaware.model.ranking import label
 
@@ -134,9 +135,19 @@ def search(judge: Any, cases: Sequence[Case], labels: Sequence[Any]) -> Optional
             oracle = judge.oracle.like(c)
         except ValueError:
             continue
-        if all(judge.close(got, oracle.expected(case)) for case, got in answers):
+        if all(_agrees(judge, oracle, case, got) for case, got in answers):
             return c
     return None
+
+
+def _agrees(judge: Any, oracle: Any, case: Case, got: Any) -> bool:
+    """Does the answer equal the candidate's value?  A probe the candidate has no value on
+    (the gain 2^l - 1 on a label of 1/2) is skipped for it: it says nothing either way."""
+    try:
+        expected = oracle.expected(case)
+    except TieawareError:
+        return True
+    return judge.close(got, expected)
 
 
 def describe(asked: Measure, found: Measure) -> str:

@@ -46,9 +46,10 @@ and nDCG's ideal ranking is always built from the labels passed in.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any, Optional, Union
 
@@ -62,6 +63,7 @@ from tieaware.check.progress import bar
 from tieaware.check.result import BUG, CONVENTION, NOTE, Finding, ImplementationResult
 from tieaware.check.search import shrunk_failure
 from tieaware.check.verdict import Counterexample, Impl, Judge
+from tieaware.check.worker import BUDGET, MEMORY, TIMEOUT, Stopped, Worker, failure_text
 from tieaware.model.errors import TieawareError, bad
 from tieaware.model.names import Measure, parse
 from tieaware.model.params import flag
@@ -226,7 +228,7 @@ def _aspect(cex: Counterexample, diagnosis: Optional[Diagnosis]) -> str:
 
 def _finding(cex: Counterexample, diagnosis: Optional[Diagnosis]) -> Finding:
     if cex.exception is not None:
-        return Finding(_aspect(cex, None), "raises", f"the implementation raised {cex.exception}", BUG, cex)
+        return Finding(_aspect(cex, None), "raises", failure_text(cex.exception), BUG, cex)
     if diagnosis is None:
         return Finding(_aspect(cex, None), "unexplained", "no usual cause fits", BUG, cex)
     return Finding(_aspect(cex, diagnosis), diagnosis.cause, diagnosis.explanation, BUG, cex, None, diagnosis.machine_dependent)
@@ -290,6 +292,10 @@ def implementation(
     abs_tol: float = 0.0,
     ties: bool = True,
     progress: bool = False,
+    timeout: Optional[float] = TIMEOUT,
+    memory: Optional[int] = MEMORY,
+    budget: Optional[float] = BUDGET,
+    isolate: bool = True,
 ) -> ImplementationResult:
     """Check ``impl(scores, labels)`` against the exact tie-aware value of *measure*: a profile of what it does.
 
@@ -306,6 +312,15 @@ def implementation(
     checks untied inputs only (distinct scores, including scores that
     differ only beyond float32's precision): does a tie-oblivious library
     at least compute the ordinary measure?
+
+    *impl* runs in a worker process (:mod:`tieaware.check.worker`), the
+    exact values in this one: an implementation that ends its process,
+    raises ``KeyboardInterrupt`` or monkeypatches tieaware fails on that
+    input.  A call without an answer within *timeout* seconds stops the
+    check (every later input would wait as long), as does *budget* seconds
+    of calls in all; the worker may hold *memory* MiB more than when it
+    started (None: no limit).  ``isolate=False`` calls *impl* in this
+    process instead (faster to start, for code you trust).
     """
     if not callable(impl):
         raise bad("impl", impl, "must be a function impl(scores, labels) -> number")
@@ -313,22 +328,49 @@ def implementation(
     if parsed.name == "RBO":  # two rankings in, not scores and labels
         from tieaware.check.rbo import rbo_implementation
 
-        return rbo_implementation(
-            impl,
-            parsed,
-            max_size=min(max_size, 2),
-            max_examples=max_examples,
-            rel_tol=rel_tol,
-            abs_tol=abs_tol,
-            ties=flag(ties, "ties"),
-            progress=progress,
-        )
+        with isolated(impl, flag(isolate, "isolate"), timeout, memory, budget) as caller:
+            return rbo_implementation(
+                impl, parsed, max_size=min(max_size, 2), max_examples=max_examples, rel_tol=rel_tol, abs_tol=abs_tol,
+                ties=flag(ties, "ties"), progress=progress, caller=caller,
+            )
     domain, top, ties = _domain(impl, Oracle(parsed), min_size, max_size, labels, scores, max_docs, hypothesis_max_size, ties)
-    judge = Judge(impl, Oracle(parsed), rel_tol=_tolerance(rel_tol, "rel_tol"), abs_tol=_tolerance(abs_tol, "abs_tol"), domain=domain)
-    return profile_check(
-        judge, domain, max_size=_int(max_size, "max_size", 0), near_tie_size=_int(near_tie_size, "near_tie_size", 0),
-        max_examples=_int(max_examples, "max_examples", 0), top=top, ties=ties, progress=progress,
-    )
+    tolerances = dict(rel_tol=_tolerance(rel_tol, "rel_tol"), abs_tol=_tolerance(abs_tol, "abs_tol"))
+    budgets = dict(max_size=_int(max_size, "max_size", 0), near_tie_size=_int(near_tie_size, "near_tie_size", 0), max_examples=_int(max_examples, "max_examples", 0))
+    with isolated(impl, flag(isolate, "isolate"), timeout, memory, budget) as caller:
+        judge = Judge(impl, Oracle(parsed), domain=domain, caller=caller, **tolerances)
+        try:
+            return profile_check(judge, domain, top=top, ties=ties, progress=progress, **budgets)
+        except Stopped as stop:
+            return stopped(judge, stop)
+
+
+@contextlib.contextmanager
+def isolated(impl: Impl, isolate: bool, timeout: Any, memory: Any, budget: Any) -> Iterator[Any]:
+    """A :class:`~tieaware.check.worker.Worker` for *impl* (or None: this process), ended after the check."""
+    if not isolate:
+        yield None
+        return
+    worker = Worker(impl, timeout=timeout, memory=memory, budget=budget)
+    try:
+        yield worker
+    finally:
+        worker.close()
+
+
+def stopped(judge: Judge, stop: Stopped) -> ImplementationResult:
+    """The verdict of a check that could not go on (:class:`~tieaware.check.worker.Stopped`): a failure, with the call that stopped it."""
+    cex = None
+    if stop.call_args is not None:
+        scores, labels = stop.call_args[0], stop.call_args[1]
+        case = _cases.Case(tuple(scores), tuple(labels), stop.call_args[2] if len(stop.call_args) > 2 else None)
+        try:
+            expected = judge.oracle.expected(case)
+        except TieawareError:
+            expected = None
+        cex = Counterexample(case.scores, case.labels, expected, None, None, stop.text, "stopped", case.num_rel)
+    text = failure_text(stop.text) + "; the check stopped there"
+    finding = Finding("other", "stopped", text, BUG, cex)
+    return ImplementationResult(False, str(judge.oracle.measure), cex, Diagnosis("stopped", text), judge.calls, "stopped", None, None, None, (finding,))
 
 
 def _domain(

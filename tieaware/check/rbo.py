@@ -30,7 +30,8 @@ from tieaware.check.diagnose import Diagnosis
 from tieaware.check.progress import bar
 from tieaware.check.result import BUG, Finding, ImplementationResult
 from tieaware.check.search import shrunk_failure
-from tieaware.check.verdict import Judge, raised
+from tieaware.check.verdict import Judge
+from tieaware.check.worker import Stopped, failure_text, number
 from tieaware.model.errors import bad
 from tieaware.model.exact import Exact, to_decimal, to_exact_string
 from tieaware.model.names import Measure, parse  # noqa: F401  (parse: for the doctest)
@@ -148,8 +149,8 @@ class RBOCounterexample:
 
 
 class _RBOJudge(Judge):
-    def __init__(self, impl: Any, measure: Measure, *, rel_tol: float, abs_tol: float) -> None:
-        super().__init__(impl, None, rel_tol=rel_tol, abs_tol=abs_tol)  # type: ignore[arg-type]
+    def __init__(self, impl: Any, measure: Measure, *, rel_tol: float, abs_tol: float, caller: Any = None) -> None:
+        super().__init__(impl, None, rel_tol=rel_tol, abs_tol=abs_tol, caller=caller)  # type: ignore[arg-type]
         p = measure.param("p")
         if p is None:
             raise bad("measure", str(measure), "needs p, e.g. RBO(p=0.9)")
@@ -170,18 +171,8 @@ class _RBOJudge(Judge):
         return self.value(*case.listed())
 
     def _run(self, case: Any) -> tuple[Any, Optional[str]]:
-        from tieaware.check.compare import as_number
-        from tieaware.model.errors import TieawareError
-
         self.calls += 1
-        try:
-            raw = self.impl(*case.listed())
-        except (Exception, SystemExit) as exc:  # the user's code failing (or calling sys.exit) is a finding
-            return None, raised(exc)
-        try:
-            return as_number(raw, "implementation result"), None
-        except TieawareError as exc:
-            return None, f"returned a non-number: {exc}"
+        return self.caller.call(tuple(case.listed()), number)
 
     def check_rbo(self, case: RBOCase, phase: str) -> Optional[RBOCounterexample]:
         expected = self.expected_of(case)
@@ -230,13 +221,24 @@ def rbo_implementation(
     abs_tol: float = 0.0,
     ties: bool = True,
     progress: bool = False,
+    caller: Any = None,
 ) -> Any:
     """Check ``impl(S, L)`` against the exact RBO of *measure* (see the module docstring).
 
-    ``ties=False`` checks untied pairs only.
+    ``ties=False`` checks untied pairs only.  *caller* runs *impl*
+    (a :class:`~tieaware.check.worker.Worker`; None: in this process).
     """
-    judge = _RBOJudge(impl, measure, rel_tol=rel_tol, abs_tol=abs_tol)
+    judge = _RBOJudge(impl, measure, rel_tol=rel_tol, abs_tol=abs_tol, caller=caller)
     name = str(measure)
+    try:
+        return _rbo_profile(judge, name, max_size, max_examples, hypothesis_max_size, ties, progress)
+    except Stopped as stop:
+        text = failure_text(stop.text) + "; the check stopped there"
+        return ImplementationResult(False, name, None, Diagnosis("stopped", text), judge.calls, "stopped", None, None, None, (Finding("other", "stopped", text, BUG),))
+
+
+def _rbo_profile(judge: "_RBOJudge", name: str, max_size: int, max_examples: int, hypothesis_max_size: int, ties: bool, progress: bool) -> Any:
+    """The exhaustive pairs, then hypothesis's: the verdict at the first failure."""
 
     def verdict(cex: Optional[RBOCounterexample], count: int) -> ImplementationResult:
         if cex is None:

@@ -51,6 +51,7 @@ CAUSES: dict[str, str] = {
     "relevance_threshold": "relevance threshold",
     "definition": "definition",
     "raises": "raises",
+    "stopped": "check stopped",
     "precision": "precision",
     "another_variant": "another variant or bound",
     "expected_value": "expected value",

@@ -44,10 +44,12 @@ from tieaware.check.compare import as_number
 from tieaware.check.diagnose import Diagnosis, _explains, _has_ties, _kept, _tied_probes, probes
 from tieaware.check.oracle import REFERENCE_ORDERINGS, Oracle
 from tieaware.check.result import ImplementationResult
-from tieaware.check.verdict import Counterexample, Judge, raised
+from tieaware.check.verdict import Counterexample, Judge
+from tieaware.check.worker import BUDGET, MEMORY, TIMEOUT, Stopped
 from tieaware.model.errors import TieawareError, bad
 from tieaware.model.exact import Exact
 from tieaware.model.names import Measure, parse
+from tieaware.model.params import flag
 from tieaware.model.ranking import from_scores
 
 __all__ = ["spread", "STATISTICS", "SpreadOracle"]
@@ -103,14 +105,7 @@ class _SpreadJudge(Judge):
         if self.oracle.statistic != "distribution":  # type: ignore[attr-defined]
             return super()._run(case)
         self.calls += 1
-        try:
-            raw = self.impl(list(case.scores), list(case.labels))
-        except (Exception, SystemExit) as exc:
-            return None, raised(exc)
-        try:
-            return _pmf(raw), None
-        except TieawareError as exc:
-            return None, f"returned no distribution: {exc}"
+        return self.caller.call((list(case.scores), list(case.labels)), distribution)
 
     def close(self, got: Any, expected: Exact) -> bool:
         if not isinstance(expected, Mapping):
@@ -123,9 +118,17 @@ class _SpreadJudge(Judge):
         return all(super(_SpreadJudge, self).close(v, w) and super(_SpreadJudge, self).close(p, q) for (v, p), (w, q) in zip(got, want))
 
     def judging(self, oracle: Oracle) -> "Judge":
-        other = _SpreadJudge(self.impl, oracle, rel_tol=float(self.rel_tol), abs_tol=float(self.abs_tol), domain=self.domain)
+        other = _SpreadJudge(self.impl, oracle, rel_tol=float(self.rel_tol), abs_tol=float(self.abs_tol), domain=self.domain, caller=self.caller)
         other.rel_tol, other.abs_tol, other._seen = self.rel_tol, self.abs_tol, self._seen
         return other
+
+
+def distribution(raw: Any) -> tuple[Any, Optional[str]]:
+    """A distribution result as ((value, probability) pairs, None), or (None, "returned no distribution: ...")."""
+    try:
+        return _pmf(raw), None
+    except TieawareError as exc:
+        return None, f"returned no distribution: {exc}"
 
 
 def _pmf(raw: Any) -> tuple:
@@ -188,13 +191,17 @@ def spread(
     rel_tol: float = 1e-9,
     abs_tol: float = 0.0,
     progress: bool = False,
+    timeout: Optional[float] = TIMEOUT,
+    memory: Optional[int] = MEMORY,
+    budget: Optional[float] = BUDGET,
+    isolate: bool = True,
 ) -> ImplementationResult:
     """Check ``impl(scores, labels)`` as the *statistic* (``"min"``, ``"max"``, ``"variance"`` or
     ``"distribution"``) of *measure* over every ordering of the tied documents.
 
     The arguments mean what they mean for :func:`tieaware.check.implementation`.
     """
-    from tieaware.check.implementation import _domain, _int, _tolerance, profile_check
+    from tieaware.check.implementation import _domain, _int, _tolerance, isolated, profile_check, stopped
 
     if not callable(impl):
         raise bad("impl", impl, "must be a function impl(scores, labels)")
@@ -203,15 +210,11 @@ def spread(
         raise bad("measure", str(parsed), "has no spread check here (RBO compares two rankings)")
     oracle = SpreadOracle(parsed, statistic)
     domain, top, _ = _domain(impl, oracle, min_size, max_size, labels, scores, max_docs, hypothesis_max_size, True)
-    judge = _SpreadJudge(impl, oracle, rel_tol=_tolerance(rel_tol, "rel_tol"), abs_tol=_tolerance(abs_tol, "abs_tol"), domain=domain)
-    return profile_check(
-        judge,
-        domain,
-        max_size=_int(max_size, "max_size", 0),
-        near_tie_size=_int(near_tie_size, "near_tie_size", 0),
-        max_examples=_int(max_examples, "max_examples", 0),
-        top=top,
-        ties=True,
-        progress=progress,
-        diagnoser=diagnose_spread,
-    )
+    tolerances = dict(rel_tol=_tolerance(rel_tol, "rel_tol"), abs_tol=_tolerance(abs_tol, "abs_tol"))
+    budgets = dict(max_size=_int(max_size, "max_size", 0), near_tie_size=_int(near_tie_size, "near_tie_size", 0), max_examples=_int(max_examples, "max_examples", 0))
+    with isolated(impl, flag(isolate, "isolate"), timeout, memory, budget) as caller:
+        judge = _SpreadJudge(impl, oracle, domain=domain, caller=caller, **tolerances)
+        try:
+            return profile_check(judge, domain, top=top, ties=True, progress=progress, diagnoser=diagnose_spread, **budgets)
+        except Stopped as stop:
+            return stopped(judge, stop)

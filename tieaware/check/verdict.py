@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.check.cases import Case
 from tieaware.check.compare import Error, approximate, as_number, error_of, exact_equal, is_exact_number, plain_label, shown
 from tieaware.check.oracle import Oracle
+from tieaware.check.worker import InProcess, failure_text, number, raised
 from tieaware.model.errors import TieawareError
 from tieaware.model.exact import Exact, to_decimal, to_exact_string
 from tieaware.model.ranking import from_scores, label
@@ -84,7 +86,9 @@ class Counterexample:
             f"expected {_expected_text(self.expected)}",
         ]
         if self.exception is not None:
-            out.append(f"got      exception {self.exception}")
+            text = failure_text(self.exception)
+            raised_it = text.startswith("the implementation raised ")
+            out.append(f"got      exception {self.exception}" if raised_it else f"got      nothing: {text}")
             return out
         out.append(f"got      {shown(self.got)}")
         e = self.error
@@ -101,8 +105,10 @@ class Counterexample:
 class Judge:
     """Runs *impl* on cases and compares with the oracle: exactly for exact results, else within tolerance."""
 
-    def __init__(self, impl: Impl, oracle: Oracle, *, rel_tol: float, abs_tol: float, domain: Any = None) -> None:
+    def __init__(self, impl: Impl, oracle: Oracle, *, rel_tol: float, abs_tol: float, domain: Any = None, caller: Any = None) -> None:
         self.impl = impl
+        #: What calls impl: a :class:`~tieaware.check.worker.Worker` (another process) or, by default, this process.
+        self.caller = caller if caller is not None else InProcess(impl)
         self.oracle = oracle
         self.rel_tol = Fraction(rel_tol)
         self.abs_tol = Fraction(abs_tol)
@@ -117,7 +123,7 @@ class Judge:
 
     def judging(self, oracle: Oracle) -> "Judge":
         """A judge of the same implementation against another *oracle* (another convention), sharing the answers."""
-        other = Judge(self.impl, oracle, rel_tol=float(self.rel_tol), abs_tol=float(self.abs_tol), domain=self.domain)
+        other = Judge(self.impl, oracle, rel_tol=float(self.rel_tol), abs_tol=float(self.abs_tol), domain=self.domain, caller=self.caller)
         other.rel_tol, other.abs_tol = self.rel_tol, self.abs_tol
         other._seen = self._seen
         return other
@@ -143,22 +149,12 @@ class Judge:
 
     def _run(self, case: Case) -> tuple[Any, Optional[str]]:
         self.calls += 1
-        try:
-            num_rel = case.num_rel
-            if num_rel is None and self.needs_num_rel:  # impl(scores, labels, num_rel) with no default
-                num_rel = sum(1 for x in case.labels if label(x) >= self.oracle.measure.rel)
-            if num_rel is None:
-                raw = self.impl(list(case.scores), list(case.labels))
-            else:  # the documented 3-argument form: judged relevant documents, retrieved or not
-                raw = self.impl(list(case.scores), list(case.labels), num_rel)
-        except (Exception, SystemExit) as exc:  # the user's code failing is a finding, not a crash of ours
-            return None, raised(exc)
-        if raw is None:  # no value: what norel=skip expects for a query without a relevant document
-            return None, None
-        try:
-            return as_number(raw, "implementation result"), None
-        except TieawareError as exc:
-            return None, f"returned a non-number: {exc}"
+        num_rel = case.num_rel
+        if num_rel is None and self.needs_num_rel:  # impl(scores, labels, num_rel) with no default
+            num_rel = sum(1 for x in case.labels if label(x) >= self.oracle.measure.rel)
+        args = (list(case.scores), list(case.labels))
+        # the documented 3-argument form passes num_rel: judged relevant documents, retrieved or not
+        return self.caller.call(args if num_rel is None else (*args, num_rel), number)
 
     def close(self, got: Any, expected: Exact) -> bool:
         """Is *got* the expected value: exactly (exact results) or within tolerance (floats)?
@@ -171,6 +167,9 @@ class Judge:
             return _is_nan(expected) and _is_nan(got)
         if is_exact_number(got):
             return exact_equal(got, expected)
+        if isinstance(got, Decimal):  # an exact decimal: right when it is the value, else judged as a float is
+            if exact_equal(Fraction(got), expected):
+                return True
         want = self._approximate(expected)
         try:
             difference = abs(Fraction(got) - want)
@@ -189,8 +188,15 @@ class Judge:
             return approximate(expected)
 
     def check(self, case: Case, phase: str) -> Optional[Counterexample]:
-        """None when *impl* is right on *case*, else the counterexample."""
-        expected = self.oracle.expected(case)
+        """None when *impl* is right on *case*, else the counterexample.
+
+        None too when the measure has no value on *case* (a convention tried, such as the gain
+        2^l - 1 on a label of 1/2): the input says nothing about that measure.
+        """
+        try:
+            expected = self.oracle.expected(case)
+        except TieawareError:
+            return None
         got, exception = self.run(case)
         if exception is not None:
             return Counterexample(case.scores, case.labels, expected, None, None, exception, phase, case.num_rel)
@@ -219,20 +225,6 @@ def _is_nan(x: Any) -> bool:
 
         return x is sympy.nan
     return False
-
-
-def raised(exc: BaseException) -> str:
-    """What the implementation raised, as "Type: message".
-
-    SystemExit is caught too: an implementation that calls ``sys.exit(0)``
-    must not end the checker with the "conforms" status.
-
-    >>> raised(SystemExit(0))
-    'SystemExit: 0 (the implementation called sys.exit)'
-    """
-    if isinstance(exc, SystemExit):
-        return f"SystemExit: {exc.code} (the implementation called sys.exit)"
-    return f"{type(exc).__name__}: {exc}"
 
 
 def _requires_three(impl: Impl) -> bool:

@@ -16,17 +16,14 @@ convention than the measure named), 2 on bad input.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import importlib
 import importlib.util
 import os
-import signal
 import sys
-import threading
 from typing import Any, Callable, Optional
 
-from tieaware.check import adapters, implementation, spread
+from tieaware.check import adapters, implementation, spread, worker
 from tieaware.check.domain import LABEL_KINDS, SCORE_KINDS
 from tieaware.check.implementation import MAX_SIZE
 from tieaware.check.spread_check import STATISTICS
@@ -107,7 +104,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--truth-first", action="store_true", help="with --adapter vectors or tensors: FUNCTION(labels, scores)")
     parser.add_argument("--tensor", metavar="MODULE:FUNCTION", help="with --adapter tensors: the tensor constructor, e.g. torch:tensor")
     parser.add_argument("--rank-column", metavar="NAME", help="with --adapter dataframes: also give a rank column (tied items share a rank)")
-    parser.add_argument("--timeout", type=float, default=adapters.TIMEOUT, metavar="SECONDS", help=f"a call taking longer counts as a failure on that input (default: {adapters.TIMEOUT:g})")
+    parser.add_argument("--timeout", type=float, default=adapters.TIMEOUT, metavar="SECONDS", help=f"a call taking longer fails and stops the check (default: {adapters.TIMEOUT:g})")
+    parser.add_argument("--max-time", type=float, default=worker.BUDGET, metavar="SECONDS", help=f"the implementation's calls together may take this long, then the check stops (default: {worker.BUDGET:g})")
+    parser.add_argument("--memory", type=int, default=worker.MEMORY, metavar="MIB", help=f"memory the implementation's worker process may allocate (default: {worker.MEMORY} MiB; 0: no limit)")
     parser.set_defaults(run=run)
     return parser
 
@@ -166,7 +165,7 @@ def _impl(args: argparse.Namespace) -> Callable[[list, list], Any]:
         raise bad("--timeout", args.timeout, "must be a number of seconds > 0")
     if args.adapter == "command":
         return adapters.from_command(args.target, pick=args.pick, qid=args.qid, timeout=args.timeout)
-    fn = _timed(load(args.target), args.timeout)
+    fn = load(args.target)
     if args.adapter == "qrels-run":
         return adapters.from_qrels_run(fn, qid=args.qid)
     if args.adapter == "arrays":
@@ -188,32 +187,23 @@ def _impl(args: argparse.Namespace) -> Callable[[list, list], Any]:
     return fn
 
 
-def _timed(fn: Callable[..., Any], seconds: float) -> Callable[..., Any]:
-    """*fn*, interrupted by TimeoutError after *seconds* (an alarm signal: main thread, POSIX only).
-
-    A hanging call then counts as a failure on that input instead of hanging the checker.
-    """
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        return fn
-
-    def expired(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"no answer within {seconds:g} s (--timeout)")
-
-    @functools.wraps(fn)  # keeps the signature: the checker looks for a third argument, num_rel
-    def timed(*args: Any, **kwargs: Any) -> Any:
-        previous = signal.signal(signal.SIGALRM, expired)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-
-    return timed
+def _isolation(args: argparse.Namespace) -> dict[str, Any]:
+    """The worker's limits: --timeout per call (a command's own timeout fires first), --max-time, --memory."""
+    if not 0 < args.max_time < float("inf"):
+        raise bad("--max-time", args.max_time, "must be a number of seconds > 0")
+    if args.memory < 0:
+        raise bad("--memory", args.memory, "must be an int number of MiB >= 0 (0: no limit)")
+    # a command is timed by the adapter, which ends the command's process first; the worker waits a little longer
+    timeout = args.timeout + 5 if args.adapter == "command" else args.timeout
+    return dict(timeout=timeout, budget=args.max_time, memory=args.memory or None)
 
 
 def run(args: argparse.Namespace) -> int:
-    impl = _impl(args)
+    # a module that monkeypatches tieaware when imported is undone before any expected value is computed
+    with worker.kept_tieaware() as changed:
+        impl = _impl(args)
+    if changed:
+        print(f"tieaware check: note: importing {args.target} changed {', '.join(sorted(set(changed))[:5])}; undone", file=sys.stderr)
     options = dict(
         max_size=args.max_size,
         min_size=args.min_size,
@@ -224,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
         scores=args.scores,
         max_docs=args.max_docs,
         progress=args.format == "text",
+        **_isolation(args),
     )
     if args.spread is not None:
         if args.untied:

@@ -1,0 +1,58 @@
+"""The checker names conventions and never crashes on one it tries."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from tieaware.check import implementation
+from tieaware.check.cases import Case
+from tieaware.check.convention import candidates
+from tieaware.check.oracle import Oracle
+from tieaware.check.verdict import Judge
+from tieaware.model.names import MEASURES, parse
+from tieaware.runs.evaluate import compute
+from tieaware import from_scores
+
+#: Every label a check may pass: the default domain, the larger grades and the grade 1/2.
+PROBE_LABELS = (0, 1, 2, 3, 4, Fraction(1, 2))
+
+
+def _forms():
+    for name, (takes_k, _) in MEASURES.items():
+        for form in (f"{name}@5", name) if takes_k else (name, f"{name}@5"):
+            try:
+                Oracle(form)
+            except ValueError:
+                continue
+            yield form
+            break
+
+
+@pytest.mark.parametrize("form", list(_forms()))
+def test_every_convention_candidate_is_tried_on_every_probe_label_without_a_crash(form):
+    """A candidate the checker cannot evaluate on a probe (2^l - 1 on the label 1/2) is skipped for that probe."""
+    m = parse(form)
+    tried = 0
+    for c in [m, *candidates(m, PROBE_LABELS)]:
+        try:
+            oracle = Oracle(c)
+        except ValueError:
+            continue
+        judge = Judge(lambda s, l: 0.0, oracle, rel_tol=1e-9, abs_tol=0.0)
+        for x in PROBE_LABELS:
+            for case in (Case((2.0, 1.0), (x, 1)), Case((1.0, 1.0), (1, x)), Case((3.0, 2.0, 2.0), (0, x, 2))):
+                judge.check(case, "larger grades")  # a value, a counterexample or None: never an exception
+                tried += 1
+    assert tried
+
+
+def _exp2_ndcg(scores, labels):
+    return float(compute("nDCG(dcg='exp-log2')@5", from_scores(scores, labels)))
+
+
+def test_an_exp2_gain_implementation_is_named_not_a_crash():
+    result = implementation(_exp2_ndcg, "nDCG@5", max_examples=20)
+    assert result.convention == result.conforms_as == "nDCG(dcg='exp-log2')@5"
+    assert result.cause == "convention"
