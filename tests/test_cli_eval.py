@@ -142,7 +142,7 @@ def test_help(capsys):
         main(["eval", "--help"])
     assert info.value.code == 0
     out = capsys.readouterr().out
-    for text in ("QRELS", "RUN", "--per-query", "--format {table,json,trec}", "--float", "--digits", "--layer", "bundled sample", "docno"):
+    for text in ("QRELS", "RUN", "--per-query", "--format {table,json,trec,csv,parquet}", "--float", "--digits", "--layer", "bundled sample", "docno"):
         assert text in out
 
 

@@ -42,7 +42,7 @@ from tieaware.io.trec_format import (
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "FORMATS"]
 
 DEFAULT_MEASURES = "P@5 P@10 R@10 F1@10 AP RR nDCG@10 nDCG"
-FORMATS = ("table", "json", "trec")
+FORMATS = ("table", "json", "trec", "csv", "parquet")
 #: Above this many run documents, exact mode suggests --float (on stderr).
 LARGE_EXACT = 200_000
 #: Exact values longer than this are abbreviated in the table (json has them in full).
@@ -167,7 +167,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="with --format trec: none prints tie-aware values (default), trec_eval the values after "
         "breaking ties as trec_eval does",
     )
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="output format (default: table); csv and parquet: PyTerrier's long rows name,qid,measure,value "
+        "(tie-aware), exact, trec_eval (its order's value), per query with -q, then the means as qid 'all'; "
+        "parquet is written to stdout (redirect it to a file)",
+    )
     parser.add_argument("--float", action="store_true", help="fast float arithmetic instead of exact values")
     parser.add_argument(
         "--exact-form",
@@ -262,9 +269,35 @@ def run(args: argparse.Namespace) -> int:
         spread=result.spread,
         exact_form=getattr(args, "exact_form", False),
     )
+    if args.format in ("csv", "parquet"):
+        _write_long(report, args)
+        return 0
     text = {"table": _table, "json": _json}[args.format](report, args.per_query)
     print(text)  # one print, after all the work: no half-written output
     return 0
+
+
+def _write_long(r: _Report, args: argparse.Namespace) -> None:
+    """--format csv|parquet: tieaware.io.frames' long rows, with trec_eval's order beside; written at once."""
+    import os
+
+    from tieaware.io import frames
+
+    name = os.path.basename(str(args.run_file)) if args.run_file is not None else "sample.run"
+    names = [str(m) for m in r.tied.measures]
+    queries = list(r.tied.queries) if args.per_query else []
+    rows = frames.long_rows(name, queries, r.tied.per_query, names)
+    rows += [(name, "all", m, r.tied.mean[m]) for m in names]
+    trec = [r.trec.per_query[q][m] for q in queries for m in names] + [r.trec.mean[m] for m in names]
+    if args.format == "csv":
+        sys.stdout.write(frames.to_csv(rows, [("trec_eval", trec)]))
+        return
+    if sys.stdout.isatty():
+        raise bad("--format", "parquet", "writes binary to stdout: redirect it to a file (> results.parquet)")
+    data = frames.to_parquet(rows, [("trec_eval", trec)])
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
 
 
 def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on: bool, exact: bool) -> Any:

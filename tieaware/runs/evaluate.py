@@ -319,6 +319,38 @@ class Evaluation:
                 data[f"{name} variance"] = [s.variance for s in stats]
         return pd.DataFrame(data, index=pd.Index(list(self.queries), name="query_id"))
 
+    def to_long(self, name: str = "run", *, exact: bool = False) -> Any:
+        """The per-query values as PyTerrier's long DataFrame: ``name, qid, measure, value``, one row per query and measure.
+
+        The shape of ``pt.Experiment(..., perquery=True)``: ``pd.concat`` it with
+        PyTerrier's.  ``value`` is float64 (each exact value rounded once); with
+        *exact* it holds the exact values (object column).
+
+        >>> from tieaware.io.trec import parse_qrels, parse_run
+        >>> ev = evaluate(parse_qrels(["q1 0 a 1"]), parse_run(["q1 Q0 a 1 2 r", "q1 Q0 b 2 2 r"]), "P@1 RR")
+        >>> ev.to_long("bm25")
+           name qid measure  value
+        0  bm25  q1     P@1   0.50
+        1  bm25  q1      RR   0.75
+        """
+        from tieaware.io.frames import to_pandas
+
+        return to_pandas(_long_rows(self, name), exact=flag(exact, "exact"))
+
+    def to_polars(self, name: str = "run") -> Any:
+        """:meth:`to_long` as a polars DataFrame, with ``exact``: each exact value's text (empty in float mode)."""
+        from tieaware.io.frames import to_polars
+
+        return to_polars(_long_rows(self, name))
+
+
+def _long_rows(ev: Evaluation, name: str) -> list:
+    from tieaware.io.frames import long_rows
+
+    if not isinstance(name, str):
+        raise bad("name", name, "must be a string, the system's name in the name column")
+    return long_rows(name, ev.queries, ev.per_query, [str(m) for m in ev.measures])
+
 
 def natural_key(qid: str) -> tuple:
     """Sort key putting q2 before q10.
