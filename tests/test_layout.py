@@ -153,3 +153,13 @@ def test_readme_house_table_matches_the_folders():
     listed = set(re.findall(r"\[`(tieaware/[a-z_]+/|fast/|reference/|proofs/|tests/|notebooks/)`\]", section))
     rooms = {f"tieaware/{p.name}/" for p in FOLDERS["tieaware"].iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
     assert rooms | {"fast/", "reference/", "proofs/", "tests/", "notebooks/"} == listed
+
+
+def test_no_command_imports_another_command():
+    # A command parses, calls one function of a room and prints: what two commands share lives in a room
+    # (the two-run reader in tieaware.runs.paired_runs) or, for argparse options, in tieaware.commands.options.
+    from tieaware.cli import SUBCOMMANDS
+
+    commands = {f"tieaware.commands.{name}" for name in SUBCOMMANDS} & set(GRAPH)
+    wrong = sorted((m, t) for m in commands for t in GRAPH[m] if t in commands and t != m)
+    assert not wrong, f"commands importing commands: {wrong}"

@@ -137,17 +137,18 @@ def runs(tmp_path):
 
 @pytest.mark.parametrize("variant", ["w", "a", "b"])
 def test_rbo_float_arrays_equal_the_query_by_query_path(runs, variant, monkeypatch):
-    from tieaware.commands import rbo as command
+    from tieaware.runs import paired_runs
+    from tieaware.runs.rbo_engine import rbo_array_rows, rbo_rows
     from tieaware.io import stream
 
     settings_ = ("0.9", variant, False, BOUNDS)
     for depth, ways in ((None, ((1, 1), (3, 2))), (1, ((1, 1),)), (6, ((3, 1),))):
-        want = command.paired_files(*runs, command._rbo_rows, depth, settings_, 1)
+        want = paired_runs.paired_files(*runs, rbo_rows, depth, settings_, 1)
         want[0].sort(key=lambda row: row[0])
         assert want[1] == 2 and want[2] == 2 and len(want[0]) == 12
         for count, jobs in ways:
             monkeypatch.setattr(stream, "partition_count", lambda source, rows=0, count=count: count)
-            got = command.paired_files(*runs, command._rbo_array_rows, depth, settings_, jobs)
+            got = paired_runs.paired_files(*runs, rbo_rows, depth, settings_, jobs, array_work=rbo_array_rows)
             got[0].sort(key=lambda row: row[0])
             assert got == want, (depth, count, jobs)
 
@@ -155,13 +156,14 @@ def test_rbo_float_arrays_equal_the_query_by_query_path(runs, variant, monkeypat
 def test_a_hash_collision_falls_back_to_the_query_by_query_path(runs, monkeypatch):
     import numpy as np
 
-    from tieaware.commands import rbo as command
+    from tieaware.runs import paired_runs
+    from tieaware.runs.rbo_engine import rbo_array_rows, rbo_rows
     from tieaware.io import columns
 
     settings_ = ("0.5", "a", False, ("ext",))
-    want = command.paired_files(*runs, command._rbo_rows, None, settings_, 1)
+    want = paired_runs.paired_files(*runs, rbo_rows, None, settings_, 1)
     monkeypatch.setattr(columns, "_hash", lambda strings, width: np.zeros(len(strings), dtype=np.uint64))
-    got = command.paired_files(*runs, command._rbo_array_rows, None, settings_, 1)
+    got = paired_runs.paired_files(*runs, rbo_rows, None, settings_, 1, array_work=rbo_array_rows)
     assert sorted(got[0]) == sorted(want[0]) and got[1:] == want[1:]
 
 
@@ -189,7 +191,8 @@ def _contiguous(text):
 def test_runs_read_side_by_side_equal_the_query_by_query_path(tmp_path, monkeypatch, b_queries):
     # Both runs contiguous with the same queries in the same order: read side by side in pieces with --jobs 1;
     # otherwise (and with --jobs 2) partitioned.
-    from tieaware.commands import rbo as command
+    from tieaware.runs import paired_runs
+    from tieaware.runs.rbo_engine import rbo_array_rows, rbo_rows
     from tieaware.io import columns, stream
 
     rng = random.Random(13)
@@ -197,17 +200,17 @@ def test_runs_read_side_by_side_equal_the_query_by_query_path(tmp_path, monkeypa
     a.write_text(_contiguous(_run_text(rng, range(0, 14), 25)))
     b.write_text(_contiguous(_run_text(rng, b_queries, 25)))
     settings_ = ("0.9", "b", False, BOUNDS)
-    want = command.paired_files(str(a), str(b), command._rbo_rows, None, settings_, 1)
+    want = paired_runs.paired_files(str(a), str(b), rbo_rows, None, settings_, 1)
     monkeypatch.setattr(columns, "_BLOCK", 400)  # blocks of a few lines ...
     monkeypatch.setattr(stream, "PIECE_ROWS", 10)  # ... and pieces of a few queries
     monkeypatch.setattr(stream, "partition_count", lambda source, rows=0: 3)
     if b_queries == range(0, 14):
-        assert len(list(command._aligned(str(a), str(b)))) > 3
+        assert len(list(paired_runs.aligned(str(a), str(b)))) > 3
     else:
-        with pytest.raises(command._NotAligned):
-            list(command._aligned(str(a), str(b)))
+        with pytest.raises(paired_runs.NotAligned):
+            list(paired_runs.aligned(str(a), str(b)))
     for jobs in (1, 2):
-        got = command.paired_files(str(a), str(b), command._rbo_array_rows, None, settings_, jobs)
+        got = paired_runs.paired_files(str(a), str(b), rbo_rows, None, settings_, jobs, array_work=rbo_array_rows)
         assert sorted(got[0]) == sorted(want[0]) and got[1:] == want[1:], jobs
 
 
@@ -270,7 +273,8 @@ def test_every_process_reads_ranges_of_both_runs(tmp_path, monkeypatch):
     # --jobs 2 on runs listing the same queries in the same order: each process reads byte ranges of both files
     # (A's cut where a query starts, B's where B's lines of the same query start); the same rows as the
     # query-by-query path. B scattered (a query's lines in two places) or with a query more: partitioned instead.
-    from tieaware.commands import rbo as command
+    from tieaware.runs import paired_runs
+    from tieaware.runs.rbo_engine import rbo_array_rows, rbo_rows
     from tieaware.io import stream
 
     rng = random.Random(29)
@@ -283,11 +287,11 @@ def test_every_process_reads_ranges_of_both_runs(tmp_path, monkeypatch):
     extra.write_text(b_text + "q99 Q0 doc1 1 1 r\n")
     settings_ = ("0.9", "a", False, BOUNDS)
     monkeypatch.setattr(stream, "PIECE_ROWS", 40)  # ranges of about 1,600 bytes: several per process
-    real, used = command._ranged, []
-    monkeypatch.setattr(command, "_ranged", lambda *args: used.append(real(*args)) or used[-1])
+    real, used = paired_runs._ranged, []
+    monkeypatch.setattr(paired_runs, "_ranged", lambda *args: used.append(real(*args)) or used[-1])
     for other in (b, scattered, extra):
-        want = command.paired_files(str(a), str(other), command._rbo_rows, None, settings_, 1)
-        got = command.paired_files(str(a), str(other), command._rbo_array_rows, None, settings_, 2)
+        want = paired_runs.paired_files(str(a), str(other), rbo_rows, None, settings_, 1)
+        got = paired_runs.paired_files(str(a), str(other), rbo_rows, None, settings_, 2, array_work=rbo_array_rows)
         assert sorted(got[0]) == sorted(want[0]) and got[1:] == want[1:], other
         assert (used[-1] is not None) == (other == b), other
     assert len(stream.line_ranges(str(a), 1600)) > 4
@@ -320,16 +324,15 @@ def test_a_bad_line_in_a_later_range_is_named_by_its_line_in_the_file(tmp_path, 
 def test_freed_memory_is_kept_for_the_next_piece_only_for_large_runs(tmp_path, monkeypatch):
     # rbo and corr on runs of more than a piece ask glibc to keep freed arrays in the heap (fewer page faults),
     # as eval's workers do; small runs (and this test process) keep the allocator's defaults
-    from tieaware.commands import rbo as command
-    from tieaware.runs import stream
+    from tieaware.runs import paired_runs
 
     calls = []
-    monkeypatch.setattr(stream, "_keep_freed_memory", lambda: calls.append(1))
+    monkeypatch.setattr(paired_runs, "keep_freed_memory", lambda: calls.append(1))
     small, large = tmp_path / "small", tmp_path / "large"
     small.write_text("q1 Q0 d1 1 1 r\n")
     with open(large, "wb") as f:
         f.truncate(64 << 20)  # sparse: no disk written
-    command._reuse_freed_memory(str(small), "-")
+    paired_runs.reuse_freed_memory(str(small), "-")
     assert calls == []
-    command._reuse_freed_memory(str(small), str(large))
+    paired_runs.reuse_freed_memory(str(small), str(large))
     assert calls == [1]

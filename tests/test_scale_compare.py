@@ -66,7 +66,7 @@ def test_cli_compare_jobs_prints_the_same(runs, capsys):
 
 @pytest.mark.parametrize("command", [["corr", "--spread"], ["corr", "-m", "tauap", "--docs", "union"], ["rbo", "--float"]])
 def test_corr_and_rbo_partitions_and_jobs_change_nothing(runs, capsys, monkeypatch, command):
-    # corr RUN_A RUN_B reads the runs as rbo does (commands.rbo.paired_files); B's queries are scattered
+    # corr RUN_A RUN_B reads the runs as rbo does (runs.paired_runs.paired_files); B's queries are scattered
     from tieaware.cli import main
     from tieaware.io import stream
 

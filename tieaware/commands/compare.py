@@ -26,7 +26,7 @@ import sys
 from typing import Any, Optional
 
 from tieaware.io.columns import prepare, read_table
-from tieaware.commands.eval import add_jobs
+from tieaware.commands.options import add_jobs
 from tieaware.runs.comparison import MAX_SUPPORT, Comparison, compare_runs_prepared
 from tieaware.runs.stream import check_jobs, compare_runs_files
 from tieaware.model.errors import bad

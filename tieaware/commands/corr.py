@@ -157,10 +157,10 @@ def _sqrt(variance: Any) -> Any:
 
 def _query_rows(args: argparse.Namespace) -> tuple[list[_Row], list[str]]:
     # both runs read as columns, side by side or partitioned by query when large, in --jobs processes (as tieaware rbo reads them)
-    from tieaware.commands.rbo import _reuse_freed_memory, paired_files
+    from tieaware.runs.paired_runs import paired_files, reuse_freed_memory
     from tieaware.runs.stream import check_jobs
 
-    _reuse_freed_memory(args.run_a, args.run_b)
+    reuse_freed_memory(args.run_a, args.run_b)
     check_jobs(getattr(args, "jobs", None), "--jobs")
     settings = argparse.Namespace(float=args.float, measure=args.measure, variant=args.variant, spread=args.spread, docs=args.docs)
     got, only_a, only_b = paired_files(args.run_a, args.run_b, _pair_rows, None, (settings,), getattr(args, "jobs", None))

@@ -24,6 +24,7 @@ from typing import Any, Iterator, Optional
 from tieaware.model.errors import bad
 from tieaware.io.columns import prepare, read_table
 from tieaware.runs.evaluate import LAYERS, Evaluation, evaluate_prepared, measure_list
+from tieaware.commands.options import add_jobs
 from tieaware.runs.stream import check_jobs, evaluate_files, read_qrels
 from tieaware.model.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
 from tieaware.io.exact_print import big_ints, decimal, missing, short_form, signed
@@ -198,18 +199,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     add_jobs(parser)
     parser.set_defaults(run=run)
     return parser
-
-
-def add_jobs(parser: argparse.ArgumentParser) -> None:
-    """``--jobs N``: query shards evaluated by N processes (default: every core this process may use)."""
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="evaluate query shards in N processes (default: the cores available); results are identical for any N",
-    )
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from tieaware.fast.rbo_kernels import Span, Tail
 from tieaware.model.params import probability
 from tieaware.model.rbo_input import BOUNDS, bound_name, rbo_pair, variant_name
 
-__all__ = ["Pairs", "rbo_many", "rbo_pairs", "pairs_from_rankings", "pairs_from_tables"]
+__all__ = ["Pairs", "rbo_many", "rbo_pairs", "pairs_from_rankings", "pairs_from_tables", "rbo_files", "rbo_rows", "rbo_array_rows"]
 
 #: Depths (elements of the per-depth arrays) per batch of queries: bounds the temporaries (~40 arrays of this many).
 BATCH_DEPTHS = 1 << 19
@@ -428,3 +428,44 @@ def _tops(n: int, query_start: np.ndarray, group_start: np.ndarray) -> tuple[np.
     top = group_start[group] - first + 1
     bottom = group_end[group] - first
     return query, top, bottom
+
+
+def rbo_files(
+    a: Any, b: Any, p: Any, *, variant: str, bounds: tuple[str, ...], depth: Optional[int], exact: bool, jobs: Optional[int]
+) -> tuple[list, int, int]:
+    """(rows, queries only in A, queries only in B) of two run files: each shared query's (qid, |A|, |B|, [*bounds*' values]).
+
+    Read side by side (:func:`tieaware.runs.paired_runs.paired_files`); in
+    float (*exact* false) every query at once through :func:`rbo_pairs`,
+    query by query on a hash collision.  Rows come in no set order.
+    """
+    from tieaware.runs.paired_runs import paired_files
+
+    settings = (p, variant, exact, bounds)
+    return paired_files(a, b, rbo_rows, depth, settings, jobs, array_work=None if exact else rbo_array_rows)
+
+
+def rbo_rows(ranked_a: dict, ranked_b: dict, settings: tuple) -> list:
+    """Each shared query's (qid, |A|, |B|, [RBO bounds]) from two {qid: tie groups}; *settings* = (p, variant, exact, bounds)."""
+    from tieaware.fast.rank_biased_overlap import rbo_bounds
+
+    p, variant, exact, bounds = settings
+    rows = []
+    for qid in ranked_a.keys() & ranked_b.keys():
+        S, L = ranked_a[qid], ranked_b[qid]
+        values = rbo_bounds(S, L, p, variant=variant, exact=exact)
+        rows.append((qid, sum(map(len, S)), sum(map(len, L)), [getattr(values, bd) for bd in bounds]))
+    return rows
+
+
+def rbo_array_rows(a: Any, b: Any, depth: Optional[int], settings: tuple) -> Optional[tuple[list, int, int]]:
+    """:func:`rbo_rows` in float for every shared query at once (tieaware.runs.rbo_engine); None on a hash collision."""
+    p, variant, _, bounds = settings
+    paired = pairs_from_tables(a, b, depth)
+    if paired is None:
+        return None
+    qids, len_a, len_b, pairs, only_a, only_b = paired
+    values = rbo_pairs(pairs, p, variant=variant, bounds=bounds)
+    columns = [values[bd].tolist() for bd in bounds]
+    rows = [(qid, a_, b_, [column[i] for column in columns]) for i, (qid, a_, b_) in enumerate(zip(qids, len_a.tolist(), len_b.tolist()))]
+    return rows, only_a, only_b

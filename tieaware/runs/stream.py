@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from contextlib import ExitStack
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from tieaware.runs import evaluate as _whole
 from tieaware.runs.evaluate import Evaluation, MeasureSpec, check_arguments, measure_list, natural_key, no_query
 from tieaware.runs.parts import Combined, Part, combine, evaluate_part
 
-__all__ = ["evaluate", "compare_runs_files", "default_jobs", "check_jobs", "read_qrels", "QrelsIndex", "evaluate_files", "evaluate_pieces"]
+__all__ = ["evaluate", "compare_runs_files", "default_jobs", "check_jobs", "read_qrels", "QrelsIndex", "evaluate_files", "evaluate_pieces", "gather_ranges", "keep_freed_memory", "ROW_BYTES"]
 
 
 def evaluate(
@@ -199,10 +199,10 @@ def _init(index: Optional[QrelsIndex], options: dict[str, Any]) -> None:
         _STATE["index"] = index
     _STATE["options"] = options
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    _keep_freed_memory()
+    keep_freed_memory()
 
 
-def _keep_freed_memory() -> None:
+def keep_freed_memory() -> None:
     """In a worker: glibc's malloc keeps freed blocks of up to 32 MB for the next piece instead of unmapping them.
 
     Every piece allocates the same few dozen arrays of a few MB; mapped
@@ -295,7 +295,7 @@ def evaluate_files(
 # -- a text file read by the workers, a range of bytes each ---------------------------
 
 #: Bytes a row takes in a text run, about (for the size of a range).
-_ROW_BYTES = 40
+ROW_BYTES = 40
 _SCATTERED = object()
 
 
@@ -312,9 +312,9 @@ def _evaluate_ranges(index: QrelsIndex, run: Any, options: dict[str, Any], jobs:
     counted from the file's start.  None when the run is too small to cut.
     """
     total = os.path.getsize(run)
-    if total <= rows * _ROW_BYTES:
+    if total <= rows * ROW_BYTES:
         return None
-    ranges = stream.line_ranges(run, max(1, min(rows * _ROW_BYTES, -(-total // (2 * jobs)))))
+    ranges = stream.line_ranges(run, max(1, min(rows * ROW_BYTES, -(-total // (2 * jobs)))))
     if len(ranges) < 2:
         return None
     from concurrent.futures import ProcessPoolExecutor
@@ -322,32 +322,50 @@ def _evaluate_ranges(index: QrelsIndex, run: Any, options: dict[str, Any], jobs:
     context, method = _context()
     _STATE["index"], _STATE["options"] = index, options  # inherited by forked workers
     _before_fork()
+
+    def again(k: int) -> None:  # the message's line numbers were the range's own: read it again, counted from the file's start
+        start, stop = ranges[k]
+        _range_work(run, start, stop, rows, index, options, before=stream.lines_before(run, [start])[0])
+
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init, initargs=(None if method == "fork" else index, options)) as pool:
             futures = [pool.submit(_worker_range, run, start, stop, rows) for start, stop in ranges]
-            parts: list[Part] = []
-            seen: set[bytes] = set()
-            for k, future in enumerate(futures):
-                try:
-                    got, queries = future.result()
-                except stream.NotContiguous:
-                    got, queries = None, None
-                except TieawareError:
-                    for f in futures[k:]:
-                        f.cancel()
-                    # the message's line numbers were the range's own: read it again, counted from the file's start
-                    start, stop = ranges[k]
-                    _range_work(run, start, stop, rows, index, options, before=stream.lines_before(run, [start])[0])
-                    raise
-                if queries is None or not seen.isdisjoint(queries):
-                    for f in futures[k:]:
-                        f.cancel()
-                    return _SCATTERED
-                seen |= queries
-                parts.extend(got)
+            parts = gather_ranges(futures, (stream.NotContiguous,), again)
     finally:
         _STATE.clear()
-    return parts
+    return _SCATTERED if parts is None else parts
+
+
+def gather_ranges(futures: Sequence[Any], scattered: tuple[type[BaseException], ...], again: Callable[[int], Any]) -> Optional[list]:
+    """The items of every range's future, in order: each gives (items, the query ids it read); None if scattered.
+
+    None (the futures left are cancelled) when a range raised one of
+    *scattered* or two ranges hold the same query: the caller then
+    partitions by query.  On a :class:`TieawareError` the futures left are
+    cancelled and ``again(k)`` reads range *k* again in this process, so
+    that the error it raises names the line as the whole file numbers it.
+    ``tieaware eval``'s ranges and two runs read side by side
+    (:mod:`tieaware.runs.paired_runs`) gather their workers' results here.
+    """
+    out: list = []
+    seen: set[bytes] = set()
+    for k, future in enumerate(futures):
+        try:
+            got, queries = future.result()
+        except scattered:
+            got, queries = None, None
+        except TieawareError:
+            for f in futures[k:]:
+                f.cancel()
+            again(k)
+            raise
+        if queries is None or not seen.isdisjoint(queries):
+            for f in futures[k:]:
+                f.cancel()
+            return None
+        seen |= queries
+        out.extend(got)
+    return out
 
 
 def _range_work(run: Any, start: int, stop: int, rows: int, index: QrelsIndex, options: dict[str, Any], before: int = 0) -> tuple[list[Part], set[bytes]]:
