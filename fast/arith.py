@@ -10,7 +10,10 @@ written once, over the primitives here, and evaluated by four callers:
 - ``ARRAY``: numpy arrays, one element per tie group of every query at once
   (:mod:`tieaware.runs.engine`, :mod:`tieaware.runs.spread_engine`);
 - ``SYMBOLIC``: sympy expressions with symbolic sizes, counts, starts and
-  cutoffs (:mod:`tieaware.proofs` proves the very kernels the engines run).
+  cutoffs (:mod:`tieaware.proofs` proves the very kernels the engines run);
+- :class:`ArrayAPI`: arrays of any other library through the array API
+  standard (torch, CuPy, JAX, array-api-strict; :mod:`tieaware.metrics`),
+  computed in that library on the arrays' device.
 
 A kernel does not choose: :func:`of` picks the namespace from its arguments
 (an array, a sympy expression, a float, else exact), so the same function
@@ -45,7 +48,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["Formal", "Exact", "Float", "Array", "Symbolic", "EXACT", "FLOAT", "ARRAY", "SYMBOLIC", "of", "for_number"]
+__all__ = ["Formal", "Exact", "Float", "Array", "ArrayAPI", "Symbolic", "EXACT", "FLOAT", "ARRAY", "SYMBOLIC", "of", "for_number"]
 
 
 # -- exact: Python semantics, Fractions, formal discount spans and powers --------------
@@ -416,6 +419,114 @@ class Array:
         return np.float64(pf) ** lo * -np.expm1((hi - lo) * math.log1p(-q))
 
 
+# -- array API: any other array library, on its own device ---------------------------------
+
+
+class ArrayAPI:
+    """Arrays of a library that follows the array API standard (through ``array_api_compat``), on their device.
+
+    The same primitives as :class:`Array`, in the arrays' own namespace
+    *xp*: nothing goes back to numpy or Python lists.  The harmonic and
+    discount prefix tables are :class:`Array`'s (extended precision), sent
+    to the device once as two float64 parts, high and low, so a span
+    ``(hi[b] - hi[a]) + (lo[b] - lo[a])`` keeps ~1e-16 relative accuracy.
+    One namespace object per library and device (:meth:`for_array`).
+    """
+
+    name = "array-api"
+    _known: dict[tuple[int, str], "ArrayAPI"] = {}
+
+    def __init__(self, xp: Any, device: Any) -> None:
+        self.xp, self.device = xp, device
+        self._tables: dict[tuple[str, int], tuple[Any, Any]] = {}
+
+    @classmethod
+    def for_array(cls, x: Any) -> "ArrayAPI":
+        import array_api_compat
+
+        xp = array_api_compat.array_namespace(x)
+        device = array_api_compat.device(x)
+        key = (id(xp), repr(device))
+        known = cls._known.get(key)
+        if known is None:
+            known = cls._known[key] = cls(xp, device)
+        return known
+
+    def _as(self, x: Any, like: Any = None) -> Any:
+        """*x* as an array of this namespace (Python numbers as float64 on the device)."""
+        if isinstance(x, (int, float, Fraction, np.integer, np.floating)):
+            return self.xp.asarray(float(x), dtype=self.xp.float64, device=self.device)
+        return x
+
+    def number(self, x: Any) -> Any:
+        return self.xp.astype(self._as(x), self.xp.float64)
+
+    @staticmethod
+    def value(x: Any) -> Any:
+        return x
+
+    def where(self, cond: Any, a: Any, b: Any) -> Any:
+        return self.xp.where(cond, self._as(a), self._as(b))
+
+    def any(self, cond: Any) -> bool:
+        cond = self._as(cond)
+        return bool(self.xp.any(cond if cond.dtype == self.xp.bool else cond != 0))
+
+    def minimum(self, a: Any, b: Any) -> Any:
+        return self.xp.minimum(self._as(a), self._as(b))
+
+    def maximum(self, a: Any, b: Any) -> Any:
+        return self.xp.maximum(self._as(a), self._as(b))
+
+    def clip(self, x: Any, lo: Any, hi: Any) -> Any:
+        return self.minimum(self.maximum(x, lo), hi)
+
+    def ratio(self, num: Any, den: Any) -> Any:
+        num, den = self._as(num), self._as(den)
+        nonzero = den != 0
+        return self.xp.where(nonzero, num / self.xp.where(nonzero, den, self._as(1.0)), self._as(0.0))
+
+    def _span(self, name: str, lo: Any, hi: Any, term: Callable[[np.ndarray], np.ndarray]) -> Any:
+        xp = self.xp
+        lo = xp.astype(self._as(lo), xp.int64)
+        hi = xp.astype(self._as(hi), xp.int64)
+        top = int(xp.max(xp.maximum(xp.reshape(hi, (-1,)), xp.reshape(lo, (-1,))))) if hi.size else 0
+        size = 1 << max(10, top.bit_length())
+        parts = self._tables.get((name, size))
+        if parts is None:
+            table = ARRAY._table(name, size, term)[: size + 1]
+            high = table.astype(np.float64)
+            low = (table - high).astype(np.float64)
+            parts = self._tables[(name, size)] = (xp.asarray(high, device=self.device), xp.asarray(low, device=self.device))
+        high, low = parts
+        shape = xp.broadcast_shapes(lo.shape, hi.shape)
+        a = xp.reshape(xp.broadcast_to(lo, shape), (-1,))
+        b = xp.reshape(xp.broadcast_to(hi, shape), (-1,))
+        span = (xp.take(high, b) - xp.take(high, a)) + (xp.take(low, b) - xp.take(low, a))
+        return xp.reshape(span, shape)
+
+    def harmonic(self, lo: Any, hi: Any) -> Any:
+        """Σ_{j=lo+1..hi} 1/j per element."""
+        return self._span("harmonic", lo, hi, lambda j: 1 / j)
+
+    def discount_span(self, lo: Any, hi: Any, discount: Any = "log2", power: int = 1) -> Any:
+        """Σ_{j=lo+1..hi} (1/log2(j+1))**power per element; only log2."""
+        if discount != "log2":
+            raise ValueError("the array arithmetic knows only the log2 discount")
+        return self._span(f"log2^{power}", lo, hi, lambda j: (1 / np.log2(j + 1)) ** power)
+
+    def power(self, p: Any, e: Any) -> Any:
+        return self._as(float(p)) ** self.number(e)
+
+    def power_gap(self, p: Any, lo: Any, hi: Any) -> Any:
+        """p**lo - p**hi per element for one p, as :meth:`Float.power_gap`."""
+        pf, q = _complement(p)
+        lo, hi = self.number(lo), self.number(hi)
+        if not 0.0 <= q <= 0.5:
+            return self._as(pf) ** lo - self._as(pf) ** hi
+        return self._as(pf) ** lo * -self.xp.expm1((hi - lo) * math.log1p(-q))
+
+
 # -- symbolic: sympy, for the proofs -------------------------------------------------------
 
 
@@ -541,9 +652,20 @@ def of(*args: Any) -> Any:
             return ARRAY
         if type(x).__module__.startswith("sympy"):
             kind = SYMBOLIC
-        elif kind is EXACT and isinstance(x, (float, np.floating)):
-            kind = FLOAT
+        elif isinstance(x, (float, np.floating)):
+            kind = FLOAT if kind is EXACT else kind
+        elif _other_array(x):
+            return ArrayAPI.for_array(x)
     return kind
+
+
+#: Array libraries whose arrays lack ``__array_namespace__`` (array_api_compat wraps them).
+_WRAPPED = ("torch", "cupy", "jax", "jaxlib", "dask", "sparse", "ndonnx")
+
+
+def _other_array(x: Any) -> bool:
+    """Whether *x* is an array of a library other than numpy that the array API reaches."""
+    return hasattr(x, "__array_namespace__") or type(x).__module__.split(".")[0] in _WRAPPED
 
 
 def for_number(number: Optional[Callable[[Any], Any]]) -> Any:

@@ -7,6 +7,7 @@ The rooms, lowest first (README.md, "The house"):
 - io: readers and writers (model only); testing: strategies (model, reference);
 - proofs: theorems (fast, reference, model, testing);
 - runs: whole runs (model, io, and fast's kernels);
+- metrics: score batches in numpy or any array-API library (model and fast's kernels only);
 - analysis, check, vectors: applications;
 - benchmarks, commands and the console entry point on top.
 
@@ -33,13 +34,14 @@ ALLOWED = {
     "testing": {"model", "reference"},
     "proofs": {"model", "fast", "reference", "testing"},
     "runs": {"model", "io", "fast", "reference"},
+    "metrics": {"model", "fast"},  # numpy-only: no io (pandas, pyarrow readers), no runs (sympy)
     "analysis": {"model", "io", "fast", "reference", "runs"},
     "check": {"model", "io", "fast", "reference", "runs", "testing"},
     "vectors": {"model", "io", "fast", "reference", "runs", "testing", "check"},
     "package": {"model", "io", "runs", "fast", "reference", "proofs", "testing", "check", "vectors"},  # tieaware/__init__.py
     "data": set(),
-    "benchmarks": {"model", "io", "fast", "reference", "proofs", "runs", "testing", "analysis", "check", "vectors", "commands"},
-    "commands": {"model", "io", "fast", "reference", "proofs", "runs", "testing", "analysis", "check", "vectors", "benchmarks"},
+    "benchmarks": {"model", "io", "fast", "reference", "proofs", "runs", "metrics", "testing", "analysis", "check", "vectors", "commands"},
+    "commands": {"model", "io", "fast", "reference", "proofs", "runs", "metrics", "testing", "analysis", "check", "vectors", "benchmarks"},
 }
 
 

@@ -269,3 +269,45 @@ def test_the_spread_programme_calls_the_kernels(monkeypatch):
             assert (slipped.best, slipped.variance) != (right.best, right.variance), (measure, exact)
             if distribution:
                 assert slipped.distribution != right.distribution, (measure, exact)
+
+
+# -- tieaware.metrics (numpy and the array API) evaluates the same kernel objects ------------------------
+
+METRICS_CASES = [c for c in CASES if all(names.parse(m).name in ("P", "R", "F1", "AP", "RR", "nDCG", "DCG") for m in c[3])]
+METRICS_CASES += [
+    ("first_relevant_step", lambda none_yet, x, r, n: (none_yet * r / n, none_yet * (1 - r / (n + 1))), ["first relevant weights"], ["Success@5"]),
+    ("ap_capped_value", lambda total, num_rel, k: arith.of(total, num_rel).ratio(total, num_rel), [], ["AP(norm=capped)@5"]),
+]
+
+
+def _metrics_batch():
+    import numpy as np
+
+    rng = np.random.default_rng(33)
+    scores = rng.integers(0, 4, (30, 16)).astype(np.float16)  # wide ties
+    labels = rng.integers(0, 3, (30, 16)) * (rng.random((30, 16)) < 0.3)
+    return scores, labels
+
+
+@pytest.mark.parametrize("kernel, wrong, theorems, measures", METRICS_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(METRICS_CASES)])
+def test_a_slip_in_a_kernel_changes_what_tieaware_metrics_returns(monkeypatch, kernel, wrong, theorems, measures):
+    import numpy as np
+
+    from tieaware import metrics
+
+    scores, labels = _metrics_batch()
+    libraries = [lambda x: x]
+    try:
+        import array_api_strict
+
+        libraries.append(lambda x: array_api_strict.asarray(x.astype(np.float32) if x.dtype == np.float16 else x))  # no float16 there
+    except ImportError:  # the test extra installs it
+        pass
+    right = [metrics.evaluate(lib(scores), lib(labels), measures) for lib in libraries]
+    monkeypatch.setattr(kernels, kernel, wrong)
+    for name in theorems:
+        assert not THEOREMS[name]().proved, f"{name} still proved with a wrong {kernel}"
+    for lib, before in zip(libraries, right):
+        after = metrics.evaluate(lib(scores), lib(labels), measures)
+        for m in measures:
+            assert not np.allclose(np.asarray(after[m]), np.asarray(before[m]), rtol=1e-12, atol=0), f"tieaware.metrics {m} did not use kernels.{kernel}"
