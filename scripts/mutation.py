@@ -81,6 +81,7 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "tieaware/model/exact.py": (_EXACT + ["tests/test_bad_input.py"], []),
     "tieaware/io/exact_print.py": (_PRINT, []),
     "tieaware/io/text.py": (_READ, []),
+    "tieaware/io/blocks.py": (_READ + ["tests/test_trec_equivalence.py"], []),
     "tieaware/io/columns.py": (_READ + ["tests/test_evaluate.py", "tests/test_trec_equivalence.py"], []),
     "tieaware/io/trec.py": (_READ, []),
     "fast/rbo_kernels.py": (_RBO, ["RBO contribution", "RBO^a agreement", "RBO agreement d <= s", "RBO agreement s < d <= l",

@@ -23,7 +23,7 @@ import pytest
 
 from tieaware import TieawareError, read_qrels, read_run
 from tieaware.cli import SUBCOMMANDS, main
-from tieaware.io import columns, text
+from tieaware.io import blocks, columns, text
 from tieaware.io.text import BOM, MAX_LINE_BYTES
 from tieaware.io.trec import parse_qrels, parse_run
 
@@ -106,7 +106,7 @@ def test_an_endless_stream_is_refused_after_a_bounded_read(reader):
         else:
             columns.read_table(io.BufferedReader(stream, buffer_size=1 << 16), "run")
     # never more than one block plus one line in memory, whatever the input
-    assert stream.read_bytes <= columns._BLOCK + 2 * MAX_LINE_BYTES
+    assert stream.read_bytes <= blocks._BLOCK + 2 * MAX_LINE_BYTES
 
 
 def test_the_long_line_is_named_by_its_number_in_every_reader(tmp_path):

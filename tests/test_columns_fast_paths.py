@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tieaware.io import columns
+from tieaware.io import blocks, columns
 from tieaware.io.columns import _first_and_inverse, _query_score_order, _trec_eval_order, prepare, read_table
 
 docnos = st.lists(st.text(alphabet="ab0", min_size=1, max_size=11).map(lambda s: "doc00000" + s if len(s) > 6 else s), min_size=1, max_size=40)
@@ -119,7 +119,7 @@ def test_gather_is_plain_slicing(strings, tail):
     data = b"".join(strings) + b"x" * tail
     ends = np.cumsum([len(s) for s in strings])
     starts = ends - np.array([len(s) for s in strings])
-    got = columns._gather(np.frombuffer(data, dtype=np.uint8), starts, ends)
+    got = blocks.gather(np.frombuffer(data, dtype=np.uint8), starts, ends)
     assert got.tolist() == [s.rstrip(b"\0") for s in strings]
     assert got.dtype.itemsize == max(1, max(len(s) for s in strings))
 
@@ -134,13 +134,13 @@ def test_the_numpy_reader_reads_as_the_line_reader(lines):
     # column count goes to the line reader; any block the numpy reader takes, it reads as the line reader does
     block = ("\n".join(lines) + "\n").encode()
     try:
-        want = columns._slow_block(block, 10, "run", "r")
+        want = blocks._slow_block(block, 10, "run", "r")
     except Exception as exc:  # the line reader refuses it: the numpy reader must not read it either
-        assert columns._fast_block(block, 10, "run") is None
+        assert blocks._fast_block(block, 10, "run") is None
         with pytest.raises(type(exc), match=re.escape(str(exc))):
-            columns._block(block, 10, "run", "r")
+            blocks.parse_block(block, 10, "run", "r")
         return
-    got = columns._block(block, 10, "run", "r")
+    got = blocks.parse_block(block, 10, "run", "r")
     assert [c.tolist() for c in got] == [c.tolist() for c in want]
 
 

@@ -193,7 +193,7 @@ def test_runs_read_side_by_side_equal_the_query_by_query_path(tmp_path, monkeypa
     # otherwise (and with --jobs 2) partitioned.
     from tieaware.runs import paired_runs
     from tieaware.runs.rbo_engine import rbo_array_rows, rbo_rows
-    from tieaware.io import columns, stream
+    from tieaware.io import blocks, stream
 
     rng = random.Random(13)
     a, b = tmp_path / "a", tmp_path / "b"
@@ -201,7 +201,7 @@ def test_runs_read_side_by_side_equal_the_query_by_query_path(tmp_path, monkeypa
     b.write_text(_contiguous(_run_text(rng, b_queries, 25)))
     settings_ = ("0.9", "b", False, BOUNDS)
     want = paired_runs.paired_files(str(a), str(b), rbo_rows, None, settings_, 1)
-    monkeypatch.setattr(columns, "_BLOCK", 400)  # blocks of a few lines ...
+    monkeypatch.setattr(blocks, "_BLOCK", 400)  # blocks of a few lines ...
     monkeypatch.setattr(stream, "PIECE_ROWS", 10)  # ... and pieces of a few queries
     monkeypatch.setattr(stream, "partition_count", lambda source, rows=0: 3)
     if b_queries == range(0, 14):

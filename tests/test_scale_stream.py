@@ -169,7 +169,7 @@ def test_a_stream_is_spooled_to_a_file_and_streamed(tmp_path, scattered, monkeyp
     # a run read once (stdin, a pipe; here a BytesIO) is copied to a temporary file a block at a time,
     # then streamed from it as a file is: the same results for every piece size, and no Table of the
     # whole run when its queries are contiguous (the pieces hold a few queries and a block)
-    from tieaware.io import columns
+    from tieaware.io import blocks
     from tieaware.io import stream as io_stream
 
     qrels, run = _files(5)
@@ -177,7 +177,7 @@ def test_a_stream_is_spooled_to_a_file_and_streamed(tmp_path, scattered, monkeyp
         run = _scatter(run, 4)
     (tmp_path / "q").write_text(qrels)
     want = _memory(qrels, run, MEASURES, False)
-    monkeypatch.setattr(columns, "_BLOCK", 512)
+    monkeypatch.setattr(blocks, "_BLOCK", 512)
     largest = [0]
     concat = io_stream.concat
 

@@ -36,7 +36,7 @@ from typing import Any, Iterator, Optional
 
 import numpy as np
 
-from tieaware.io.columns import Table, _gather
+from tieaware.io.blocks import Table, gather
 from tieaware.model.errors import TieawareError, bad
 
 __all__ = ["COLUMNS", "SUFFIXES", "is_columnar_path", "is_frame", "table", "read", "row_groups"]
@@ -207,7 +207,7 @@ def _arrow_ids(column: Any, what: str, name: str, first_row: int) -> np.ndarray:
         data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(1, dtype=np.uint8)
         if not len(data):
             data = np.zeros(1, dtype=np.uint8)
-        parts.append(_gather(data, offsets[:-1], offsets[1:]))
+        parts.append(gather(data, offsets[:-1], offsets[1:]))
     if not parts:
         return np.array([], dtype="S1")
     width = max(p.dtype.itemsize for p in parts)

@@ -37,7 +37,8 @@ from typing import IO, Any, Iterator, Optional
 
 import numpy as np
 
-from tieaware.io.columns import Table, _block, _blocks, _query_numbers
+from tieaware.io.blocks import parse_block, read_blocks
+from tieaware.io.columns import Table, _query_numbers
 from tieaware.io.text import Source, open_binary
 from tieaware.model.errors import TieawareError, bad
 
@@ -66,8 +67,8 @@ def blocks(source: Source, kind: str = "run") -> Iterator[Table]:
         return
     stream, name, close = open_binary(source, f"<{kind}>")
     try:
-        for block, before in _blocks(stream, name):
-            qid, docno, value, line = _block(block, before, kind, name)
+        for block, before in read_blocks(stream, name):
+            qid, docno, value, line = parse_block(block, before, kind, name)
             if len(line):
                 yield Table(kind, name, qid, docno, value, line)
     finally:
@@ -183,7 +184,7 @@ def spooled(source: Source, kind: str = "run", *, directory: Optional[str] = Non
         with tempfile.TemporaryDirectory(prefix="tieaware-", dir=directory) as tmp:
             path = os.path.join(tmp, "stream")
             with open(path, "wb") as out:
-                for block, _ in _blocks(stream, name):  # whole lines, each checked for its length
+                for block, _ in read_blocks(stream, name):  # whole lines, each checked for its length
                     out.write(block)
             if close:
                 stream.close()
@@ -437,8 +438,8 @@ def range_blocks(source: Any, start: int, stop: int, kind: str = "run", *, befor
     stream, name, close = open_binary(source, f"<{kind}>")
     try:
         window = _Window(stream, start, stop)
-        for block, lines in _blocks(window, name, start=start == 0):  # type: ignore[arg-type]
-            qid, docno, value, line = _block(block, before + lines, kind, name)
+        for block, lines in read_blocks(window, name, start=start == 0):  # type: ignore[arg-type]
+            qid, docno, value, line = parse_block(block, before + lines, kind, name)
             if len(line):
                 yield Table(kind, name, qid, docno, value, line)
     finally:

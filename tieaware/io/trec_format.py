@@ -422,7 +422,7 @@ def completeness(prepared: Any, qrels_table: Any) -> Completeness:
     """:class:`Completeness` from columns: a :class:`tieaware.io.columns.Prepared` and its qrels Table."""
     import numpy as np
 
-    from tieaware.io.columns import number_text
+    from tieaware.io.text import number_text
 
     texts, inverse = np.unique(qrels_table.value, return_inverse=True)
     positive = np.array([number_text(t.decode("utf-8"), "label", qrels_table.name) > 0 for t in texts.tolist()], dtype=bool)
@@ -500,7 +500,7 @@ def read_zscores(source: Any) -> dict[tuple[str, str], tuple[float, float]]:
     >>> read_zscores(io.StringIO("q1 map 0.25 0.1\\n"))
     {('q1', 'map'): (0.25, 0.1)}
     """
-    from tieaware.io.columns import open_binary
+    from tieaware.io.text import open_binary
 
     if hasattr(source, "read"):
         text = source.read()
