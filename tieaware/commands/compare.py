@@ -106,7 +106,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("qrels", metavar="QRELS", help="qrels file: qid iter docno label")
+    parser.add_argument("qrels", metavar="QRELS", help="qrels file: qid iter docno label; or an ir_datasets id (irds:ID), its qrels")
     parser.add_argument("run_a", metavar="RUN_A", help="run file: qid Q0 docno rank score run_id")
     parser.add_argument("run_b", metavar="RUN_B", help="run file: qid Q0 docno rank score run_id")
     parser.add_argument("more_runs", metavar="RUN", nargs="*", help="more run files (a leaderboard of every run)")

@@ -102,8 +102,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=_EPILOG.replace("{measures}", _measure_forms()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("qrels", nargs="?", metavar="QRELS", help="qrels file: qid iter docno label")
-    parser.add_argument("run_file", nargs="?", metavar="RUN", help="run file: qid Q0 docno rank score run_id")
+    parser.add_argument("qrels", nargs="?", metavar="QRELS", help="qrels file: qid iter docno label; or an ir_datasets id (irds:ID), its qrels")
+    parser.add_argument("run_file", nargs="?", metavar="RUN", help="run file: qid Q0 docno rank score run_id; or irds:ID, the dataset's official run")
     parser.add_argument(
         "-m",
         "--measures",

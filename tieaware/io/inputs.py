@@ -48,7 +48,8 @@ from typing import Any
 
 from tieaware.model.errors import TieawareError, bad
 from tieaware.model.exact import rational
-from tieaware.io.trec import Qrels, Run
+from tieaware.io.irds import PREFIX
+from tieaware.io.trec import Qrels, Run, read_qrels, read_run
 
 __all__ = ["to_qrels", "to_run", "number"]
 
@@ -124,7 +125,7 @@ def _check_container(data: Any, argument: str, example: str) -> None:
         raise bad(
             argument,
             data if not isinstance(data, str) else data[:60],
-            f"must be {example}, an iterable of ir_measures namedtuples, or a DataFrame "
+            f"must be {example}, an iterable of ir_measures namedtuples, a DataFrame or an 'irds:' dataset id "
             "(read a TREC file with tieaware.io.trec.read_" + argument + ")",
         )
 
@@ -142,6 +143,8 @@ def to_qrels(data: Any) -> Qrels:
     ...
     tieaware.model.errors.TieawareError: qrels judges doc 'd1' of query 'q1' twice, got ('q1', 'd1', 0)
     """
+    if isinstance(data, str) and data.startswith(PREFIX):
+        return read_qrels(data)  # an ir_datasets id (tieaware.io.irds)
     _check_container(data, "qrels", "a dict {qid: {docid: relevance}}")
     out: Qrels = {}
     if isinstance(data, Mapping):
@@ -191,6 +194,8 @@ def to_run(data: Any) -> Run:
     >>> to_run([("q1", "d1", 2.5), ("q2", "d9", 1)])
     {'q1': [('d1', Fraction(5, 2))], 'q2': [('d9', Fraction(1, 1))]}
     """
+    if isinstance(data, str) and data.startswith(PREFIX):
+        return read_run(data)  # an ir_datasets id's official run (tieaware.io.irds)
     _check_container(data, "run", "a dict {qid: {docid: score}}")
     out: Run = {}
     if isinstance(data, Mapping):

@@ -206,7 +206,9 @@ def _bounded(stream: Any, name: str, bom: Any, newline: Any) -> Iterator[str]:
 def open_binary(source: Source, default_name: str = "<stream>") -> tuple[IO[bytes], str, bool]:
     """(binary stream, name, whether to close it) for a path, ``-`` (stdin) or an open file.
 
-    ``.gz`` and ``.bz2`` paths are decompressed transparently.
+    ``.gz`` and ``.bz2`` paths are decompressed transparently; an ir_datasets
+    id (``irds:ID``, or an id that is no file) is read through ir_datasets
+    (:mod:`tieaware.io.irds`; *default_name* ``<qrels>`` reads its qrels, else its official run).
     """
     if hasattr(source, "read"):
         name = getattr(source, "name", default_name)
@@ -220,6 +222,10 @@ def open_binary(source: Source, default_name: str = "<stream>") -> tuple[IO[byte
     if name == "-":
         return sys.stdin.buffer, "<stdin>", False
     shown = getattr(source, "shown", name)  # a copy of a stream (tieaware.io.stream.Spool) keeps the stream's name
+    from tieaware.io import irds
+
+    if irds.is_dataset(name):  # irds:ID, or an ir_datasets id that is no file: its qrels or official run as TREC text
+        return irds.open_trec(name, "qrels" if "qrels" in default_name else "run"), name, True
     try:
         if name.endswith(".gz"):
             return gzip.open(name, "rb"), shown, True
@@ -227,6 +233,7 @@ def open_binary(source: Source, default_name: str = "<stream>") -> tuple[IO[byte
             return bz2.open(name, "rb"), shown, True
         return open(name, "rb"), shown, True
     except OSError as exc:
-        raise cannot_read(shown, exc) from None
+        hint = irds.missing_hint(name) if isinstance(exc, FileNotFoundError) else ""
+        raise TieawareError(f"{cannot_read(shown, exc)}{hint}") from None
 
 
