@@ -1,4 +1,4 @@
-"""`tieaware bench --only significance` (quick): the report has both cases and their target lines.
+"""`tieaware bench --only significance` (quick): the report has every case and its target lines.
 
 No timing thresholds here; docs/benchmarks.md records a full run.
 """
@@ -10,7 +10,8 @@ from tieaware.cli import main
 def test_quick_report(capsys):
     assert main(["bench", "--quick", "--only", "significance"]) == 0
     out = capsys.readouterr().out
-    for part in ("### two runs, heavy ties", "### all pairs", "tieaware compare_systems", "target <= 10 s", "p_min"):
+    for part in ("### two runs, heavy ties", "### all pairs", "tieaware compare_systems", "target <= 10 s", "p_min",
+                 "### intervals", "--ci 95 --test t at most 2x", "rank intervals over topics with 1,000 resamples"):
         assert part in out, part
 
 

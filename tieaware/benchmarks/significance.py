@@ -22,7 +22,15 @@ Two cases (deterministic seeds, numpy's PCG64):
   flip probabilities.  Target: at most 10 s (see docs/benchmarks.md for
   which rows meet it).
 
-``--quick`` shrinks both.  Wall time and CPU time (``time.process_time``) are
+- **intervals**, on the 20-system case in float mode: ``--ci 95 --test t``
+  (t and bootstrap intervals with 10,000 resamples, effect sizes, rank
+  intervals) against ``--test t`` alone, paired runs (medians of three
+  each, alternating).  Target: at most 2x.  And the rank intervals over topics
+  (and over both) with 1,000 bootstrap samples: the resampled sums of every
+  system and the ranks alone (target 10 s CPU), and the whole ``--ci 95
+  --resamples 1000`` without a test.
+
+``--quick`` shrinks them.  Wall time and CPU time (``time.process_time``) are
 reported; on a loaded machine read the CPU columns.
 """
 
@@ -37,10 +45,12 @@ from typing import Any
 import numpy as np
 from tabulate import tabulate
 
-__all__ = ["run", "TARGET_RATIO", "TARGET_SECONDS", "second_run", "systems_files"]
+__all__ = ["run", "TARGET_RATIO", "TARGET_SECONDS", "TARGET_CI_RATIO", "second_run", "systems_files"]
 
 TARGET_RATIO = 2.0
 TARGET_SECONDS = 10.0
+#: --ci 95 --test t against --test t alone (float, 20 systems × 1,000 queries).
+TARGET_CI_RATIO = 2.0
 MEASURES = "AP nDCG@10 P@10 RR@10"
 RANX_MEASURES = ["map", "ndcg@10", "precision@10", "mrr@10"]
 SEED_B = 6981
@@ -193,6 +203,55 @@ def _many_systems(quick: bool, folder: str) -> tuple[list[list[str]], list[str]]
     return rows, notes
 
 
+def _intervals(quick: bool, folder: str) -> tuple[list[list[str]], list[str]]:
+    import statistics
+
+    from tieaware.runs import intervals as iv
+    from tieaware.runs.leaderboard import compare_prepared
+
+    systems, queries, docs = (3, 20, 20) if quick else (20, 1000, 100)
+    qrels_text, runs = systems_files(systems, queries, docs)
+    paths = [_write(folder, "qrels-ci", qrels_text)] + [_write(folder, f"ci{i:02d}.run", r) for i, r in enumerate(runs)]
+    prepared = _read_columns(paths[0], paths[1:])
+    compare_prepared(prepared, "P@1", test="t", exact=False, samples=0, ci=95)  # warm: imports
+    alone, both = [], []
+    for _ in range(3):  # paired, alternating: the load moves both alike
+        alone.append(_timed(lambda: compare_prepared(prepared, "AP nDCG@10", test="t", exact=False))[1:])
+        both.append(_timed(lambda: compare_prepared(prepared, "AP nDCG@10", test="t", exact=False, ci=95))[1:])
+    (t_wall, t_cpu), (ci_wall, ci_cpu) = ((statistics.median(x[0] for x in runs_), statistics.median(x[1] for x in runs_))
+                                          for runs_ in (alone, both))
+    result, only_wall, only_cpu = _timed(
+        lambda: compare_prepared(prepared, "AP nDCG@10", test=None, exact=False, ci=95, resamples=1000))
+    columns = [p for p in prepared.values()]
+    from tieaware.model.names import parse
+    from tieaware.runs import engine
+
+    values = np.column_stack([np.asarray(engine.values(p, parse("AP")), dtype=np.float64) for p in columns])
+
+    def ranks() -> Any:
+        boot = iv.Resamples(values.shape[0], 1000, 42)
+        sums, _ = boot.sums(values)
+        return iv.rank_intervals(sums, sums, sums, 95)
+
+    _, rank_wall, rank_cpu = _timed(ranks)
+    rows = [
+        ["--test t (float, default flips)", "", "", f"{t_wall:.2f}", f"{t_cpu:.2f}"],
+        ["--ci 95 --test t (10,000 resamples)", "", "", f"{ci_wall:.2f}", f"{ci_cpu:.2f}"],
+        ["--ci 95 --resamples 1000, no test", "", "", f"{only_wall:.2f}", f"{only_cpu:.2f}"],
+        ["rank intervals, 1,000 resamples (one measure)", "", "", f"{rank_wall:.2f}", f"{rank_cpu:.2f}"],
+    ]
+    ratio = ci_cpu / t_cpu if t_cpu else float("inf")
+    (s0,) = [x for x in result.intervals["AP"].systems.values()][:1]
+    notes = [
+        f"target, --ci 95 --test t at most {TARGET_CI_RATIO:g}x --test t: {'met' if ratio <= TARGET_CI_RATIO else 'missed'} "
+        f"({ratio:.2f}x by CPU time, {ci_wall / t_wall if t_wall else float('inf'):.2f}x wall; medians of 3 paired runs)",
+        f"target, rank intervals over topics with 1,000 resamples within {TARGET_SECONDS:g} s CPU: "
+        f"{'met' if rank_cpu <= TARGET_SECONDS else 'missed'} ({rank_cpu:.2f} s; the whole --ci run {only_cpu:.2f} s CPU, "
+        f"its columns included); e.g. {s0.system}: topics {list(s0.rank_topics)}, both {list(s0.rank_both)}",
+    ]
+    return rows, notes
+
+
 def run(quick: bool = False) -> str:
     """Both cases; the printable report."""
     head = ["what", "read wall s", "read CPU s", "compare wall s", "compare CPU s"]
@@ -205,5 +264,8 @@ def run(quick: bool = False) -> str:
         rows, notes = _many_systems(quick, folder)
         size = "3 systems × 20 queries × 20 documents" if quick else "20 systems × 1,000 queries × 100 documents"
         out += ["", f"### all pairs: {size}, AP nDCG@10, paired t test", tabulate(rows, headers=head, disable_numparse=True)]
+        out += notes
+        rows, notes = _intervals(quick, folder)
+        out += ["", f"### intervals: {size}, AP nDCG@10, float", tabulate(rows, headers=head, disable_numparse=True)]
         out += notes
     return "\n".join(out)

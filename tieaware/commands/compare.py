@@ -34,6 +34,7 @@ from tieaware.runs.evaluate import LAYERS
 from tieaware.io.exact_print import decimal, nearest_float
 from tieaware.model.exact import is_rational, to_exact_string
 from tieaware.runs.leaderboard import ALPHA, DRAW_BUDGET, FORMATS, MIN_DRAWS, SAMPLES
+from tieaware.runs.intervals import check_ci
 from tieaware.runs.significance import CORRECTIONS, ENUMERATION_LIMIT, RESAMPLES, SEED, TESTS
 
 __all__ = ["add_parser", "run", "DEFAULT_MEASURES"]
@@ -114,8 +115,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "-m", "--measures", default=DEFAULT_MEASURES, metavar="MEASURES", help=f"measures (default: '{DEFAULT_MEASURES}')"
     )
     parser.add_argument(
-        "--format", choices=FORMATS, default="table", help="output format (default: table; markdown and latex: the leaderboard)"
+        "--format", choices=FORMATS, default="table",
+        help="output format (default: table; markdown, latex, csv and html: the leaderboard; html: one self-contained page)",
     )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE (written whole at the end) instead of stdout")
     parser.add_argument("--float", action="store_true", help="float arithmetic instead of exact values")
     parser.add_argument("--digits", type=int, default=4, metavar="N", help="digits after the decimal point (default: 4)")
     parser.add_argument(
@@ -133,9 +136,20 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     tests.add_argument(
         "--correction", choices=CORRECTIONS, default="none", help="multiple-comparison correction across the pairs of a measure, applied to the p-value and to each bound (adjusted bounds are certified)"
     )
-    tests.add_argument("--baseline", metavar="RUN", help="compare every other run with this one (one of the RUN files) instead of all pairs")
     tests.add_argument(
-        "--resamples", type=int, default=RESAMPLES, metavar="N", help=f"randomization and bootstrap resamples (default: {RESAMPLES:,})"
+        "--baseline", metavar="RUN", action="append",
+        help="compare every other run with this one (one of the RUN files) instead of all pairs; repeat for several "
+        "baselines (the correction then spans every pair of the table)",
+    )
+    tests.add_argument(
+        "--ci", type=float, metavar="PERCENT",
+        help="confidence intervals at this level (e.g. 95): t and paired bootstrap percentile intervals of every mean and "
+        "difference, at the expected values and over every tie-breaking; Cohen's d_z, P(A > B) per query, win/tie/loss; "
+        "rank intervals over ties, topics and both (the bootstrap uses --resamples and --seed)",
+    )
+    tests.add_argument(
+        "--resamples", type=int, default=RESAMPLES, metavar="N",
+        help=f"randomization and bootstrap resamples, of the tests and of --ci (default: {RESAMPLES:,})"
     )
     tests.add_argument(
         "--samples",
@@ -159,7 +173,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _leaderboard_wanted(args: argparse.Namespace) -> bool:
-    return bool(args.more_runs or args.test or args.baseline or args.plot or args.format in ("markdown", "latex"))
+    return bool(
+        args.more_runs or args.test or args.baseline or args.plot or args.ci is not None
+        or args.format in ("markdown", "latex", "csv", "html")
+    )
 
 
 def _systems(args: argparse.Namespace) -> int:
@@ -169,8 +186,13 @@ def _systems(args: argparse.Namespace) -> int:
     files = [args.run_a, args.run_b, *args.more_runs]
     if len(set(files)) < len(files):
         raise bad("RUN", files, "must name each run file once")
-    if args.baseline is not None and args.baseline not in files:
-        raise bad("--baseline", args.baseline, f"must be one of the run files: {', '.join(files)}")
+    for baseline in args.baseline or ():
+        if baseline not in files:
+            raise bad("--baseline", baseline, f"must be one of the run files: {', '.join(files)}")
+    if args.baseline and len(set(args.baseline)) < len(args.baseline):
+        raise bad("--baseline", args.baseline, "must name each baseline once")
+    if args.ci is not None:
+        check_ci(args.ci, "--ci")
     if not 0 < args.alpha < 1:
         raise bad("--alpha", args.alpha, "must be strictly between 0 and 1")
     for name, value, least in (("--resamples", args.resamples, 1), ("--seed", args.seed, 0), ("--max-outcomes", args.max_outcomes, 1)):
@@ -195,6 +217,7 @@ def _systems(args: argparse.Namespace) -> int:
         correction=args.correction,
         baseline=args.baseline,
         layer=args.layer,
+        ci=args.ci,
         exact=not args.float,
         resamples=args.resamples,
         seed=args.seed,
@@ -204,15 +227,51 @@ def _systems(args: argparse.Namespace) -> int:
         progress=True,
     )
     text = result.render(args.format, args.digits)
-    if args.format != "json":
+    if args.format not in ("json", "csv", "html"):
         title = f"qrels {args.qrels}: {result.queries} queries in every run"
         if result.skipped:
             title += f"; {len(result.skipped)} in only some runs skipped"
         text = title + "\n" + text
     if args.plot:
         result.plot(args.plot)
-    print(text)  # one print, after all the work
+    _emit(text, args)
     return 0
+
+
+def _check_output(args: argparse.Namespace) -> None:
+    """Refuse an --output path that cannot be written, before any work."""
+    path = getattr(args, "output", None)
+    if path is None:
+        return
+    if path == "-" or os.path.isdir(path):
+        raise bad("--output", path, "must be a file path (not a directory, not '-')")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise bad("--output", path, "cannot be written: its folder does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise bad("--output", path, "cannot be written: permission denied")
+
+
+def _emit(text: str, args: argparse.Namespace) -> None:
+    """Print *text*, or write it to --output whole: a temporary file beside it, renamed at the end."""
+    path = getattr(args, "output", None)
+    if path is None:
+        print(text)  # one print, after all the work
+        return
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=".tieaware-", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file (mkstemp makes it private)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def run(args: argparse.Namespace) -> int:
@@ -220,6 +279,7 @@ def run(args: argparse.Namespace) -> int:
         raise bad("--digits", args.digits, "must be an int >= 0")
     if args.max_support < 1:
         raise bad("--max-support", args.max_support, "must be an int >= 1")
+    _check_output(args)
     if _leaderboard_wanted(args):
         return _systems(args)
     # Read as columns and evaluated as eval does (tieaware.runs.comparison.compare_runs_prepared):
@@ -258,7 +318,7 @@ def run(args: argparse.Namespace) -> int:
         title += f"; {len(skipped)} in only one run skipped"
     title += f" ({'exact' if not args.float else 'float'})"
     text = _json(title, results, args) if args.format == "json" else _table(title, results, args.digits)
-    print(text)  # one print, after all the work
+    _emit(text, args)
     return 0
 
 

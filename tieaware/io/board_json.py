@@ -34,6 +34,9 @@ def as_dict(c: Any, digits: int) -> dict[str, Any]:
         "resamples": c.resamples if c.test in ("randomization", "bootstrap") else None,
         "seed": c.seed,
         "notes": list(c.notes),
+        "baselines": list(c.baselines),
+        "ci": c.ci,
+        "ci_resamples": c.resamples if c.ci is not None else None,
         "measures": {},
     }
     for m in c.measures:
@@ -78,4 +81,45 @@ def as_dict(c: Any, digits: int) -> dict[str, Any]:
                 for r in c.pairs[m]
             ],
         }
+        if m in c.intervals:
+            out["measures"][m]["intervals"] = _intervals(c.intervals[m])
     return out
+
+
+def _num(x: float) -> Any:
+    """A float for JSON: "inf" or "-inf" for infinities (d_z of a constant difference), None for nan (one query)."""
+    if x != x:
+        return None
+    return x if abs(x) != float("inf") else ("inf" if x > 0 else "-inf")
+
+
+def _bounds(b: Any) -> dict[str, Any]:
+    return {"expected": [_num(v) for v in b.expected], "low": _num(b.low), "high": _num(b.high),
+            "bounds": "exact" if b.exact else "certified"}
+
+
+def _share(share: Any) -> dict[str, Any]:
+    return {k: {"exact": str(v), "float": float(v)} for k, v in (("value", share.value), ("low", share.low), ("high", share.high))}
+
+
+def _intervals(got: Any) -> dict[str, Any]:
+    """A measure's intervals (tieaware.runs.board_intervals.MeasureIntervals) as plain data; floats but the shares."""
+    return {
+        "ci": got.ci,
+        "systems": [
+            {"system": x.system, "t": _bounds(x.t), "bootstrap": _bounds(x.bootstrap),
+             "rank_topics": list(x.rank_topics), "rank_both": list(x.rank_both)}
+            for x in got.systems.values()
+        ],
+        "pairs": [
+            {
+                "a": x.a, "b": x.b, "t": _bounds(x.t), "bootstrap": _bounds(x.bootstrap),
+                "d_z": {"value": _num(x.dz.value), "low": _num(x.dz.low), "high": _num(x.dz.high), "bounds": "exact" if x.dz.exact else "certified"},
+                "superiority": _share(x.superiority),
+                "wins": x.counts.wins, "ties": x.counts.ties, "losses": x.counts.losses,
+                "wins_range": list(x.counts.wins_range), "ties_range": list(x.counts.ties_range),
+                "losses_range": list(x.counts.losses_range),
+            }
+            for x in got.pairs.values()
+        ],
+    }

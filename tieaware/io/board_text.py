@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from tieaware.model.exact import to_decimal
 
-__all__ = ["render", "cell", "p_cell", "flip_cell", "robust_cell"]
+__all__ = ["render", "cell", "p_cell", "flip_cell", "robust_cell", "rank_statement", "span_cell", "share_cell", "counts_cell"]
 
 
 def cell(value: Any, digits: int) -> str:
@@ -68,6 +68,11 @@ def render(c: Any, fmt: str, digits: int) -> str:
         ]
         head = ["rank", "system", "mean", "min", "max", "rank range"]
         lines.append(tabulate(body, headers=head, tablefmt=tablefmt, disable_numparse=True))
+        got = c.intervals.get(m)
+        if got is not None:
+            lines.append("")
+            lines.append(f"{m}: {got.ci:g}% intervals" if fmt != "markdown" else f"### {m}: {got.ci:g}% intervals")
+            lines.append(tabulate(_system_rows(c, m, got, digits), headers=_INTERVAL_HEAD, tablefmt=tablefmt, disable_numparse=True))
         pairs = c.pairs[m]
         if not pairs:
             continue
@@ -86,6 +91,10 @@ def render(c: Any, fmt: str, digits: int) -> str:
                 row += [r.verdict, flip_cell(r, digits), robust_cell(r)]
             body.append(row)
         lines.append(tabulate(body, headers=head, tablefmt=tablefmt, disable_numparse=True))
+        if got is not None:
+            lines.append("")
+            lines.append(f"{m}: pairs, {got.ci:g}% intervals and effect sizes" if fmt != "markdown" else f"### {m}: pairs, effect sizes")
+            lines.append(tabulate(_pair_rows(c, m, got, digits), headers=_PAIR_HEAD, tablefmt=tablefmt, disable_numparse=True))
     lines.append("")
     lines.append(
         "min/max: over every tie-breaking; rank range: best and worst rank over every tie-breaking of every system; "
@@ -97,6 +106,8 @@ def render(c: Any, fmt: str, digits: int) -> str:
             "(exact: attained; certified: never too narrow); flip: P(verdict differs from the verdict on expected values), "
             "≈ Monte Carlo with its 95% interval; robust: the same verdict for every tie-breaking (?: not decided)."
         )
+    if c.intervals:
+        lines.append(INTERVAL_NOTE.format(ci=f"{c.ci:g}", resamples=c.resamples, seed=c.seed))
     lines.extend(c.notes)
     text = "\n".join(lines)
     if fmt == "latex":
@@ -138,3 +149,65 @@ def _summary(c: Any, fmt: str, digits: int, tablefmt: str) -> list[str]:
         )
     )
     return [tabulate(body, headers=head, tablefmt=tablefmt, disable_numparse=True), "", note]
+
+
+#: What the interval columns mean (text, markdown, LaTeX and HTML).
+INTERVAL_NOTE = (
+    "intervals: t (Student) and bootstrap (percentile, {resamples:,} paired resamples seeded with {seed}) {ci}% intervals "
+    "of the mean (pairs: of the mean difference A-B) on the expected per-query values, and [lowest lower end, highest upper end] "
+    "over every tie-breaking (* certified: never too narrow; otherwise attained); rank: by expected mean, its interval over "
+    "tie-breakings, over topic resampling (the {ci}% interval of its rank over the resamples), and over both (per resample "
+    "the best and worst rank over tie-breakings); d_z: mean(A-B)/sd(A-B); P(A>B): share of queries where A > B, "
+    "ties counted half; W/T/L: queries A wins, ties, loses on expected values [ranges over tie-breakings]."
+)
+_INTERVAL_HEAD = ["system", "rank", "t", "t over ties", "bootstrap", "bootstrap over ties"]
+_PAIR_HEAD = ["A", "B", "t", "t over ties", "bootstrap", "bootstrap over ties", "d_z [over ties]", "P(A>B) [over ties]", "W/T/L [over ties]"]
+
+
+def span_cell(low: float, high: float, digits: int, certified: bool = False) -> str:
+    """"[low, high]" with *digits* decimals; a trailing * when the ends are certified bounds, not attained."""
+    return f"[{low:.{digits}f}, {high:.{digits}f}]" + ("*" if certified else "")
+
+
+def rank_statement(standing: Any, interval: Any) -> str:
+    """"rank 2, [1, 3] over ties, [1, 5] over topics, [1, 6] over both"."""
+
+    def pair(lo: int, hi: int) -> str:
+        return f"[{lo}, {hi}]"
+
+    return (f"rank {standing.rank}, {pair(standing.best_rank, standing.worst_rank)} over ties, "
+            f"{pair(*interval.rank_topics)} over topics, {pair(*interval.rank_both)} over both")
+
+
+def share_cell(share: Any) -> str:
+    """An exact share with its range: "5/8 [3/8, 7/8]"."""
+    return f"{share.value} [{share.low}, {share.high}]"
+
+
+def counts_cell(k: Any) -> str:
+    """Win/tie/loss counts with their ranges: "2/1/1 [1-3/0-3/0-2]"."""
+    ranges = "/".join(f"{lo}-{hi}" if lo != hi else f"{lo}" for lo, hi in (k.wins_range, k.ties_range, k.losses_range))
+    return f"{k.wins}/{k.ties}/{k.losses} [{ranges}]"
+
+
+def _system_rows(c: Any, m: str, got: Any, digits: int) -> list[list[str]]:
+    rows = []
+    for s in c.standings[m]:
+        x = got.systems[s.system]
+        rows.append([s.system, rank_statement(s, x), span_cell(*x.t.expected, digits), span_cell(x.t.low, x.t.high, digits, not x.t.exact),
+                     span_cell(*x.bootstrap.expected, digits), span_cell(x.bootstrap.low, x.bootstrap.high, digits, not x.bootstrap.exact)])
+    return rows
+
+
+def _dz_cell(e: Any, digits: int) -> str:
+    return f"{e.value:.{min(digits, 3)}f} [{e.low:.{min(digits, 3)}f}, {e.high:.{min(digits, 3)}f}]" + ("" if e.exact else "*")
+
+
+def _pair_rows(c: Any, m: str, got: Any, digits: int) -> list[list[str]]:
+    rows = []
+    for r in c.pairs[m]:
+        x = got.pairs[(r.a, r.b)]
+        rows.append([r.a, r.b, span_cell(*x.t.expected, digits), span_cell(x.t.low, x.t.high, digits, not x.t.exact),
+                     span_cell(*x.bootstrap.expected, digits), span_cell(x.bootstrap.low, x.bootstrap.high, digits, not x.bootstrap.exact),
+                     _dz_cell(x.dz, digits), share_cell(x.superiority), counts_cell(x.counts)])
+    return rows

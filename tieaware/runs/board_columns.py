@@ -25,7 +25,7 @@ from tieaware.model.names import Measure
 from tieaware.runs.comparison import _minus, _sign
 from tieaware.runs.evaluate import UNJUDGED, compute, exact_mean
 
-__all__ = ["Column", "system_columns", "query_ranking", "query_rankings", "extreme_view", "mean_difference", "sign_near"]
+__all__ = ["Column", "system_columns", "query_ranking", "query_rankings", "extreme_view", "mean_difference", "sign_near", "difference"]
 
 
 @dataclass
@@ -73,7 +73,7 @@ class Column:
         if "varies" not in self._cache:
             gap = self.floats("best") - self.floats("worst")
             self._cache["varies"] = np.array(
-                [sign_near(lambda: _difference(b, w), g) != 0 for w, b, g in zip(self.worst, self.best, gap.tolist())], dtype=bool
+                [sign_near(lambda: difference(b, w), g) != 0 for w, b, g in zip(self.worst, self.best, gap.tolist())], dtype=bool
             )
         return self._cache["varies"]
 
@@ -120,7 +120,7 @@ def _settled(value: LogSum) -> Any:
     return value if q is None else q
 
 
-def _difference(a: Any, b: Any) -> Any:
+def difference(a: Any, b: Any) -> Any:
     """a - b, exactly: as vectors when either is a :class:`LogSum` (sympy built once, for the result)."""
     if isinstance(a, LogSum) or isinstance(b, LogSum):
         return (LogSum.of(a) - LogSum.of(b)).value()

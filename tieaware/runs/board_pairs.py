@@ -24,7 +24,7 @@ from tieaware.runs import significance as sig
 from tieaware.runs.board_columns import Column, mean_difference, sign_near
 from tieaware.runs.board_draws import Draws
 
-__all__ = ["PairResult", "pair_results"]
+__all__ = ["PairResult", "pair_results", "pair_supports"]
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class PairResult:
 _LARGEST_PRODUCT = 10**7
 
 
-def _supports(ca: Column, cb: Column, limit: int) -> Optional[list[sig.Support]]:
+def pair_supports(ca: Column, cb: Column, limit: int) -> Optional[list[sig.Support]]:
     """Per query, the distribution of A_q − B_q (independent tie-breakings, values snapped), or None.
 
     None in float mode, when a distribution is not available, or when the
@@ -175,7 +175,7 @@ def pair_results(
         low = sig.snap(ca.floats("worst") - cb.floats("best"))
         high = sig.snap(ca.floats("best") - cb.floats("worst"))
         p, direction = sig.pvalues(test, expected[None, :], resamples=resamples, seed=seed)
-        supports = _supports(ca, cb, limit)
+        supports = pair_supports(ca, cb, limit)
         enumerated = None
         if supports is not None:
             enumerated = sig.enumerate_pair(test, supports, limit=limit, resamples=resamples, seed=seed)

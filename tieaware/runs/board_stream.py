@@ -73,7 +73,7 @@ def compare_systems_files(
     test: Optional[str] = "t",
     alpha: float = lb.ALPHA,
     correction: str = "none",
-    baseline: Optional[str] = None,
+    baseline: Any = None,
     layer: str = "fast",
     exact: bool = True,
     resamples: int = sig.RESAMPLES,
@@ -84,6 +84,7 @@ def compare_systems_files(
     partitions: Optional[int] = None,
     directory: Optional[str] = None,
     progress: bool = False,
+    ci: Optional[float] = None,
 ) -> lb.SystemsComparison:
     """:func:`tieaware.compare_systems` on run files, partitioned by query and evaluated in *jobs* processes.
 
@@ -104,15 +105,14 @@ def compare_systems_files(
     ms = lb.board_measures(measures)
     exact = flag(exact, "exact")
     _layer(layer)
-    lb.check_options(alpha, correction, test, resamples, seed, samples, limit)
+    lb.check_options(alpha, correction, test, resamples, seed, samples, limit, ci)
     jobs = check_jobs(jobs)
     if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
         raise bad("partitions", partitions, "must be None (from the files' sizes) or an int >= 1")
     named = _named(runs)
     names = tuple(named)
-    if baseline is not None and baseline not in names:
-        raise bad("baseline", baseline, f"must be one of the runs' names: {', '.join(names)}")
-    if test is not None:
+    lb.baseline_names(baseline, names)
+    if test is not None or ci is not None:
         sig._scipy()  # fail early, before any work, when scipy is missing
     index = QrelsIndex(qrels if isinstance(qrels, Table) else read_qrels(qrels))
     marks = any(m.name in UNJUDGED for m in ms)
@@ -121,7 +121,7 @@ def compare_systems_files(
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tieaware-", dir=directory))
         count = partitions if partitions is not None else _count(sources)
         paths = [stream.write_partitions(source, "run", count, tmp, prefix=f"{i}-") for i, source in enumerate(sources)]
-        options = dict(measures=ms, exact=exact, layer=layer, marks=marks, keep=test is not None)
+        options = dict(measures=ms, exact=exact, layer=layer, marks=marks, keep=test is not None or ci is not None)
         parts = _evaluate(index, paths, options, jobs, progress)
         some: set[str] = set()
         every: set[str] = set()
@@ -141,7 +141,7 @@ def compare_systems_files(
                     column.source = source
         return lb.board(
             columns, rows, ms, queries, skipped, test=test, alpha=alpha, correction=correction, baseline=baseline, exact=exact,
-            resamples=resamples, seed=seed, samples=samples, limit=limit,
+            resamples=resamples, seed=seed, samples=samples, limit=limit, ci=ci,
         )
 
 

@@ -43,13 +43,15 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Optional
 
-from tieaware.io import board_json, board_plot, board_text
+from tieaware.io import board_json, board_plot, board_table, board_text
 from tieaware.io.trec import Qrels, Run
 from tieaware.model.errors import bad
 from tieaware.model.logsum import LogSum
 from tieaware.model.names import Measure
 from tieaware.model.params import flag
+from tieaware.runs import intervals as iv
 from tieaware.runs import significance as sig
+from tieaware.runs.board_intervals import MeasureIntervals, measure_intervals
 from tieaware.runs.board_columns import Column, system_columns
 from tieaware.runs.board_draws import DRAW_BUDGET, MIN_DRAWS, SAMPLES
 from tieaware.runs.board_pairs import PairResult, pair_results
@@ -64,6 +66,7 @@ __all__ = [
     "board",
     "board_measures",
     "check_options",
+    "baseline_names",
     "SystemsComparison",
     "Standing",
     "PairResult",
@@ -76,7 +79,7 @@ __all__ = [
 
 ALPHA = 0.05
 #: What :meth:`SystemsComparison.render` writes.
-FORMATS = ("table", "markdown", "latex", "json")
+FORMATS = ("table", "markdown", "latex", "json", "csv", "html")
 
 
 @dataclass(frozen=True)
@@ -100,14 +103,49 @@ class SystemsComparison:
     #: Queries in some runs but not all (left out).
     skipped: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    #: Every baseline (``baseline`` is the first, or None): pairs are each run against each of them.
+    baselines: tuple[str, ...] = ()
+    #: The confidence level in percent, or None (no intervals).
+    ci: Optional[float] = None
+    #: Per measure (with *ci*): every system's and pair's intervals, effect sizes and rank intervals.
+    intervals: dict[str, MeasureIntervals] = field(default_factory=dict)
+    #: The query ids compared, in order, and per measure and system the per-query (expected, smallest, largest)
+    #: values as floats (what the per-query long form and the HTML spread plot show).
+    query_ids: tuple[str, ...] = ()
+    per_query: dict[str, dict[str, tuple[Any, Any, Any]]] = field(default_factory=dict)
 
     def render(self, format: str = "table", digits: int = 4) -> str:
-        """The comparison as text: ``table``, ``markdown``, ``latex`` or ``json``."""
+        """The comparison as text: ``table``, ``markdown``, ``latex``, ``json``, ``csv`` or ``html`` (one page)."""
         if format not in FORMATS:
             raise bad("format", format, f"must be one of {', '.join(FORMATS)}")
         if format == "json":
             return json.dumps(self.as_dict(digits), indent=2)
+        if format == "csv":
+            return board_table.csv_text(self, digits)
+        if format == "html":
+            from tieaware.io import board_html
+
+            return board_html.page(self, digits)
         return board_text.render(self, format, digits)
+
+    def records(self, digits: int = 4) -> list[dict[str, Any]]:
+        """One dict per system and measure, then per pair and measure: every value as a float (the CSV's rows)."""
+        return board_table.records(self, digits)
+
+    def dataframe(self) -> Any:
+        """PyTerrier's shape: ``name, measure, value, +, -, p-value, corrected p-value`` (pandas).
+
+        One row per system and measure; with baselines one per system, baseline
+        and measure (a ``baseline`` column), ``+``/``-`` the queries where the
+        system's expected value is above/below the baseline's, the p-values the
+        test's on expected values (raw and corrected).  Then the tie-aware columns:
+        ``min``, ``max`` (the mean over tie-breakings), ``p min``, ``p max``.
+        """
+        return board_table.pyterrier_frame(self)
+
+    def per_query_dataframe(self) -> Any:
+        """The long per-query form (pandas): ``name, qid, measure, value, min, max``, one row per system, query, measure."""
+        return board_table.per_query_frame(self)
 
     def as_dict(self, digits: int = 4) -> dict[str, Any]:
         """Every value as ``{"exact", "decimal", "float"}`` (floats only for p-values), JSON-ready."""
@@ -122,8 +160,12 @@ class SystemsComparison:
         return board_plot.plot(self, path, measure)
 
 
-def check_options(alpha: Any, correction: Any, test: Any, resamples: Any, seed: Any, samples: Any, limit: Any) -> None:
+def check_options(
+    alpha: Any, correction: Any, test: Any, resamples: Any, seed: Any, samples: Any, limit: Any, ci: Any = None
+) -> None:
     """Raise :class:`tieaware.model.errors.TieawareError` naming the first bad option of :func:`compare_systems`."""
+    if ci is not None:
+        iv.check_ci(ci)
     if test is not None:
         sig.check_test(test)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, Fraction)) or not 0 < alpha < 1:
@@ -137,6 +179,25 @@ def check_options(alpha: Any, correction: Any, test: Any, resamples: Any, seed: 
         raise bad("samples", samples, "must be None (automatic) or an int >= 0")
 
 
+def baseline_names(baseline: Any, names: Sequence[str]) -> tuple[str, ...]:
+    """*baseline* (None, a run's name, or a sequence of names) as a tuple of distinct run names.
+
+    >>> baseline_names(["b", "a"], ["a", "b", "c"])
+    ('b', 'a')
+    """
+    if baseline is None:
+        return ()
+    chosen = (baseline,) if isinstance(baseline, str) else tuple(baseline) if isinstance(baseline, Sequence) else None
+    if not chosen or not all(isinstance(b, str) for b in chosen):
+        raise bad("baseline", baseline, "must be None, a run's name or a sequence of runs' names")
+    for b in chosen:
+        if b not in names:
+            raise bad("baseline", b, f"must be one of the runs' names: {', '.join(names)}")
+    if len(set(chosen)) < len(chosen):
+        raise bad("baseline", list(chosen), "must name each baseline once")
+    return chosen
+
+
 def compare_systems(
     qrels: Any,
     runs: Any,
@@ -145,7 +206,7 @@ def compare_systems(
     test: Optional[str] = "t",
     alpha: float = ALPHA,
     correction: str = "none",
-    baseline: Optional[str] = None,
+    baseline: Any = None,
     layer: str = "fast",
     exact: bool = True,
     resamples: int = sig.RESAMPLES,
@@ -153,17 +214,27 @@ def compare_systems(
     samples: Optional[int] = None,
     limit: int = sig.ENUMERATION_LIMIT,
     progress: bool = False,
+    ci: Optional[float] = None,
 ) -> SystemsComparison:
     """Compare *runs* on *measures* with a paired *test*, over every tie-breaking of every run.
 
     *runs* is a mapping {name: run} or a sequence of runs (named run_1,
     run_2, ...); qrels and runs come in any shape :func:`tieaware.evaluate`
     takes.  Queries: those with qrels in every run.  Pairs: each run against
-    *baseline* (A = the run, B = the baseline), or every pair (A before B in
+    *baseline* (A = the run, B = the baseline; a sequence of names: against
+    each of them, two baselines compared once), or every pair (A before B in
     *runs*' order).  *test*: one of ``t``, ``wilcoxon``, ``sign``,
     ``randomization``, ``bootstrap`` (:mod:`tieaware.runs.significance`), or
     None for the leaderboard alone.  *correction* (``none``, ``bonferroni``,
-    ``holm``) is applied per measure across its pairs.
+    ``holm``) is applied per measure across every pair its table shows
+    (all the baselines' together).
+
+    *ci* (a level in percent, e.g. 95): per system and per pair the t and
+    the paired bootstrap percentile intervals (*resamples* seeded
+    resamples) at the expected per-query values and over every tie-breaking,
+    Cohen's d_z, the probability of superiority, win/tie/loss counts, and
+    each system's rank interval over topics and over topics and ties
+    (:mod:`tieaware.runs.intervals`; ``intervals`` of the result).
 
     Bounds on the p-value are exact (enumerated) when a pair's joint
     outcomes number at most *limit*, else certified.  The flip probability is
@@ -186,7 +257,7 @@ def compare_systems(
     ms = board_measures(measures)
     exact = flag(exact, "exact")
     _layer(layer)
-    check_options(alpha, correction, test, resamples, seed, samples, limit)
+    check_options(alpha, correction, test, resamples, seed, samples, limit, ci)
     from tieaware.io.columns import prepare_dicts
     from tieaware.io.inputs import to_qrels, to_run
 
@@ -210,6 +281,7 @@ def compare_systems(
         limit=limit,
         progress=progress,
         skipped=skipped,
+        ci=ci,
     )
     return sympy_values(result)
 
@@ -281,7 +353,7 @@ def compare_prepared(
     test: Optional[str] = "t",
     alpha: float = ALPHA,
     correction: str = "none",
-    baseline: Optional[str] = None,
+    baseline: Any = None,
     layer: str = "fast",
     exact: bool = True,
     resamples: int = sig.RESAMPLES,
@@ -290,6 +362,7 @@ def compare_prepared(
     limit: int = sig.ENUMERATION_LIMIT,
     progress: bool = False,
     skipped: Sequence[str] = (),
+    ci: Optional[float] = None,
 ) -> SystemsComparison:
     """:func:`compare_systems` on runs already read as columns ({name: :class:`tieaware.io.columns.Prepared`}).
 
@@ -299,18 +372,17 @@ def compare_prepared(
     ms = board_measures(measures)
     exact = flag(exact, "exact")
     _layer(layer)
-    check_options(alpha, correction, test, resamples, seed, samples, limit)
+    check_options(alpha, correction, test, resamples, seed, samples, limit, ci)
     names = tuple(prepared)
     if len(names) < 2:
         raise bad("runs", list(names), "must hold at least two runs")
-    if baseline is not None and baseline not in names:
-        raise bad("baseline", baseline, f"must be one of the runs' names: {', '.join(names)}")
+    baseline_names(baseline, names)
     sets = [set(p.qids) for p in prepared.values()]
     queries = tuple(sorted(set.intersection(*sets), key=natural_key))
     if not queries:
         raise bad("runs", sorted(set.union(*sets), key=natural_key)[:5], "share no query that has qrels")
     skipped = tuple(sorted(set(skipped) | (set.union(*sets) - set(queries)), key=natural_key))
-    if test is not None:
+    if test is not None or ci is not None:
         sig._scipy()  # fail early, before any work, when scipy is missing
     memo: dict = {}  # the exact kernels' results, shared by the runs of this call (not kept past it)
     columns = {
@@ -319,7 +391,7 @@ def compare_prepared(
     }
     return board(
         columns, prepared, ms, queries, skipped, test=test, alpha=alpha, correction=correction, baseline=baseline, exact=exact,
-        resamples=resamples, seed=seed, samples=samples, limit=limit,
+        resamples=resamples, seed=seed, samples=samples, limit=limit, ci=ci,
     )
 
 
@@ -333,12 +405,13 @@ def board(
     test: Optional[str],
     alpha: float,
     correction: str,
-    baseline: Optional[str],
+    baseline: Any,
     exact: bool,
     resamples: int,
     seed: int,
     samples: Optional[int],
     limit: int,
+    ci: Optional[float] = None,
 ) -> SystemsComparison:
     """The leaderboard and the pairs from every system's per-query columns (:func:`system_columns`, over *queries*).
 
@@ -348,11 +421,9 @@ def board(
     :mod:`tieaware.runs.board_stream`).  Arguments are checked by the callers.
     """
     names = tuple(columns)
-    if baseline is not None:
-        pairs = [(name, baseline) for name in names if name != baseline]
-    else:
-        pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
-    standings, results, notes = {}, {}, []
+    baselines = baseline_names(baseline, names)
+    pairs = _pairs(names, baselines)
+    standings, results, notes, intervals, per_query = {}, {}, [], {}, {}
     for m in ms:
         key = str(m)
         cols = {name: columns[name][key] for name in names}
@@ -361,6 +432,9 @@ def board(
             key, pairs, cols, prepared, m, queries, test, alpha, correction, resamples, seed, samples, limit, exact, names
         )
         notes.extend(why)
+        if ci is not None:
+            intervals[key] = measure_intervals(cols, pairs, ci=float(ci), resamples=resamples, seed=seed, limit=limit, exact=exact)
+        per_query[key] = {name: tuple(cols[name].floats(k) for k in ("expected", "worst", "best")) for name in names}
     return SystemsComparison(
         systems=names,
         measures=tuple(str(m) for m in ms),
@@ -369,11 +443,28 @@ def board(
         test=test,
         alpha=float(alpha),
         correction=correction,
-        baseline=baseline,
+        baseline=baselines[0] if baselines else None,
         resamples=resamples,
         seed=seed,
         standings=standings,
         pairs=results,
         skipped=skipped,
         notes=tuple(dict.fromkeys(notes)),
+        baselines=baselines,
+        ci=None if ci is None else float(ci),
+        intervals=intervals,
+        query_ids=tuple(queries),
+        per_query=per_query,
     )
+
+
+def _pairs(names: Sequence[str], baselines: Sequence[str]) -> list[tuple[str, str]]:
+    """Each run against each baseline (A = the run), two baselines once; without baselines every pair."""
+    if not baselines:
+        return [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    pairs: list[tuple[str, str]] = []
+    for b in baselines:
+        for name in names:
+            if name != b and (b, name) not in pairs:
+                pairs.append((name, b))
+    return pairs
