@@ -11,7 +11,7 @@ so in its scope.  ``tieaware prove`` runs them all; docs/proofs.md lists them.
 from tieaware.proofs.theorem import GENERAL, THEOREMS, ProofFailure, Result, Theorem, bounded, prove_all
 
 # Importing the modules registers their theorems, lemmas first.
-from tieaware.proofs import lemmas, arithmetic, precision, average_precision, reciprocal_rank, dcg, rbo, success, bpref, variance, extremes, correlation, conventions  # noqa: E402,F401  isort:skip
+from tieaware.proofs import lemmas, arithmetic, precision, average_precision, reciprocal_rank, dcg, rbo, rbo_scan, success, bpref, variance, extremes, correlation, conventions  # noqa: E402,F401  isort:skip
 from tieaware.proofs import trec_eval_families  # noqa: E402,F401  isort:skip
 from tieaware.proofs.rbp import RBP_GROUP  # noqa: E402  isort:skip
 from tieaware.proofs.err import ERR_GROUP, ERR_SUBSET_MEAN  # noqa: E402  isort:skip

@@ -33,11 +33,8 @@ True
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
-from functools import cache
 from typing import Any, Optional
 
 import sympy
@@ -47,7 +44,6 @@ from tieaware.fast import rank_biased_overlap as fast_rbo
 from tieaware.fast import rbo_kernels as K
 from tieaware.fast.rbo_kernels import (
     Span,
-    Tail,
     contribution,
     crossing_contribution,
     overlap,
@@ -56,13 +52,22 @@ from tieaware.fast.rbo_kernels import (
     third_section,
     unseen_terms,
 )
-from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, _is_zero, bounded, decided, same, theorem
+from tieaware.proofs.rbo_scan import (
+    BOUNDS,
+    SCAN_P,
+    canonical_pairs,
+    check_pair,
+    defined_coefficients,
+    fast_coefficient,
+    infinite_sums,
+    small_rankings,
+    surd,
+    surd_sum,
+)
+from tieaware.proofs.theorem import GENERAL, ProofFailure, Tex, bounded, decided, same, theorem
 
 __all__ = [
     "p_at_or_above",
-    "small_rankings",
-    "canonical_pairs",
-    "defined_coefficients",
     "coefficient_at",
     "FIGURE_2",
     "RBO_LONGEST",
@@ -82,8 +87,7 @@ __all__ = [
 RBO_LONGEST = 3
 #: ... and on the paper's Figure 2, as docs/rbo.md reconstructs it (s = 7, l = 13).
 FIGURE_2 = (["f", "b", "a", ("e", "c", "d"), "n"], ["a", "d", "i", ("m", "c"), "e", ("g", "h", "f"), ("j", "k", "o", "q")])
-#: The value check of the scan (fast's exact evaluation against the series) uses this p, on every VALUE_EVERY-th pair.
-SCAN_P = Fraction(1, 2)
+#: The scan's value check (fast's exact evaluation against the series, at rbo_scan.SCAN_P) runs on every VALUE_EVERY-th pair.
 VALUE_EVERY = 50
 
 _pos = dict(integer=True, positive=True)
@@ -91,7 +95,6 @@ _nonneg = dict(integer=True, nonnegative=True)
 t, v, d = sympy.symbols("t v d", **_pos)
 u, w, q = sympy.symbols("u w q", **_nonneg)
 p = Symbol("p", positive=True)
-_BOUNDS = ("min", "max", "ext", "res")
 _STATES = ("inactive", "crossing", "active")
 
 
@@ -353,7 +356,7 @@ def prove_unseen(kernel: Optional[Callable[..., Any]] = None) -> str:
     kernel = kernel or K.unseen_terms
     checked = 0
     for variant in ("w", "a", "b"):
-        for bound in _BOUNDS:
+        for bound in BOUNDS:
             for case, assume in _unseen_cases():
                 derived, roots = _unseen_derived(variant, bound, False, assume)
                 same(derived, _unseen_claimed(kernel, variant, bound, False, assume, roots), f"{variant}-{bound.upper()} at s < d <= l, {case}")
@@ -453,7 +456,7 @@ def _past_derived(bound: str, variant: str, r: dict[str, Any], a_s_value: Any) -
 def prove_past_l(kernel: Optional[Callable[..., Any]] = None) -> str:
     kernel = kernel or K.third_section
     checked = 0
-    for bound in _BOUNDS:
+    for bound in BOUNDS:
         for region, r in _past_regions(bound):
             for variant in ("w", "a", "b"):
                 a_s, a_s_value, roots = (_alpha, ()), _alpha, {}
@@ -474,19 +477,6 @@ def prove_past_l(kernel: Optional[Callable[..., Any]] = None) -> str:
 _a_t, _b_t = sympy.symbols("a b")
 _m = Symbol("m", **_pos)
 _LN = Symbol("Lambda", positive=True)  # ln(1/(1-p))
-
-
-def _converged(total: Any) -> Any:
-    # sympy returns Piecewise((closed form, p < 1 or (p <= 1) & (p != 1)), (Sum, True)): take the branch for 0 < p < 1.
-    total = sympy.piecewise_fold(total)
-    if isinstance(total, sympy.Piecewise):
-        for value, condition in total.args:
-            if condition.subs(p, sympy.Rational(1, 2)) is sympy.true and not value.has(Sum):
-                holds = condition.subs(p, 1 - Symbol("e", positive=True) / (1 + Symbol("e", positive=True)))
-                if sympy.simplify(holds) is sympy.true:
-                    return value
-        raise ProofFailure(f"sympy's sum has no branch for 0 < p < 1: {total}")
-    return total
 
 
 def _split_sums(expr: Any) -> tuple[Any, dict[tuple[Any, Any], Any]]:
@@ -524,7 +514,7 @@ def prove_series_tail(kernel: Optional[Callable[..., Any]] = None) -> str:
     geometric, logarithmic, span = kernel(_a_t, _b_t, _m, p)
     claimed = geometric * p**_m + logarithmic * _LN + Sum(span.term(d) * p**d, (d, span.lo, span.hi))
     # Derived: a·Σ_{d>=m} p^d + b·(Σ_{d>=1} p^d/d - Σ_{d=1}^{m-1} p^d/d), the infinite sums by sympy.
-    geometric, log_series = _infinite_sums()
+    geometric, log_series = infinite_sums()
     same(log_series, -sympy.log(1 - p), "Σ_{d>=1} p^d/d")  # = ln(1/(1-p)), written Λ below
     derived = _a_t * geometric + _b_t * _LN - _b_t * Sum(p**d / d, (d, 1, _m - 1))
     rest_c, sums_c = _split_sums(claimed)
@@ -538,286 +528,6 @@ def prove_series_tail(kernel: Optional[Callable[..., Any]] = None) -> str:
 
 
 # -- the scan: fast's bookkeeping on concrete rankings -------------------------------------
-
-
-def small_rankings(items: Sequence[Any], longest: int) -> Iterator[list[Any]]:
-    """Every tied ranking of every set of 1..longest of *items* (singletons bare, ties as sorted tuples)."""
-    for size in range(1, longest + 1):
-        for chosen in itertools.combinations(items, size):
-            for order in itertools.permutations(chosen):
-                for cuts in itertools.product((False, True), repeat=size - 1):  # True: a tie with the next item
-                    ranking, group = [], [order[0]]
-                    for item, tied in zip(order[1:], cuts):
-                        if tied:
-                            group.append(item)
-                        else:
-                            ranking.append(group)
-                            group = [item]
-                    ranking.append(group)
-                    if all(list(g) == sorted(g) for g in ranking):  # each tie once
-                        yield [g[0] if len(g) == 1 else tuple(g) for g in ranking]
-
-
-def _length(ranking: Sequence[Any]) -> int:
-    return sum(len(g) if isinstance(g, tuple) else 1 for g in ranking)
-
-
-def canonical_pairs(longest: int) -> list[tuple[list[Any], list[Any]]]:
-    """Every pair S, L (s <= l <= longest) of tied rankings, once up to renaming items.
-
-    S's items are a, b, c, ... in rank order; L holds some of them and items x, y, z, ...
-    that S lacks, which are interchangeable, so only their number per group matters.
-    """
-    pairs, seen = [], set()
-    for s in range(1, longest + 1):
-        shared = [chr(ord("a") + i) for i in range(s)]
-        for S in small_rankings(shared, s):
-            if [x for g in S for x in (g if isinstance(g, tuple) else (g,))] != shared:
-                continue
-            for L in small_rankings(shared + [f"x{i}" for i in range(longest)], longest):
-                if _length(L) < s:
-                    continue
-                key = (tuple(map(str, S)), tuple(
-                    (tuple(x for x in (g if isinstance(g, tuple) else (g,)) if not x.startswith("x")),
-                     sum(1 for x in (g if isinstance(g, tuple) else (g,)) if x.startswith("x")))
-                    for g in L
-                ))  # fmt: skip
-                if key not in seen:
-                    seen.add(key)
-                    pairs.append((S, L))
-    return pairs
-
-
-def _groups(ranking: Sequence[Any]) -> list[tuple[Any, ...]]:
-    return [g if isinstance(g, tuple) else (g,) for g in ranking]
-
-
-def _places(ranking: Sequence[Any]) -> dict[Any, tuple[int, int]]:
-    """item -> (t, b), the ranks its group spans."""
-    out, top = {}, 1
-    for g in _groups(ranking):
-        for e in g:
-            out[e] = (top, top + len(g) - 1)
-        top += len(g)
-    return out
-
-
-def _share(t_: int, b_: int, d_: int) -> Fraction:
-    # The definition: the share of the group's ranks t..b that lie at or above d.
-    return Fraction(len([r for r in range(t_, b_ + 1) if r <= d_]), b_ - t_ + 1)
-
-
-def _orderings(ranking: Sequence[Any]) -> list[tuple[Any, ...]]:
-    return [sum(o, ()) for o in itertools.product(*(itertools.permutations(g) for g in _groups(ranking)))]
-
-
-@cache
-def _mean_overlaps(S: tuple[Any, ...], L: tuple[Any, ...]) -> tuple[Fraction, ...]:
-    """E[X_d] for d = 0..l, averaged over every tie-breaking of S and L (no lemma used)."""
-    S_all, L_all = _orderings(S), _orderings(L)
-    l = len(L_all[0])
-    totals = [0] * (l + 1)
-    for so in S_all:
-        for lo in L_all:
-            for dd in range(1, l + 1):
-                totals[dd] += len(set(so[:dd]) & set(lo[:dd]))
-    return tuple(Fraction(x, len(S_all) * len(L_all)) for x in totals)
-
-
-# Exact numbers with square roots, Σ_k q_k·√k (k square-free), as {k: q_k}: RBO^b's values, without sympy.
-Surd = dict[int, Fraction]
-
-
-def _square_free(n: int) -> tuple[int, int]:
-    """(s, k) with n = s²·k and k square-free, by trial division (the numbers here are small)."""
-    s, k, f = 1, 1, 2
-    while f * f <= n:
-        while n % (f * f) == 0:
-            n //= f * f
-            s *= f
-        if n % f == 0:
-            n //= f
-            k *= f
-        f += 1
-    return s, k * n
-
-
-def _surd(q: Any, radicand: Fraction = Fraction(1)) -> Surd:
-    """q/√radicand as a Surd: √(1/R) = √(R.num·R.den)/R.num."""
-    if not q:
-        return {}
-    if radicand == 1:
-        return {1: Fraction(q)}
-    q, radicand = Fraction(q), Fraction(radicand)
-    s, k = _square_free(radicand.numerator * radicand.denominator)
-    return {k: q * s / radicand.numerator}
-
-
-def _add(*values: Surd) -> Surd:
-    out: Surd = {}
-    for value in values:
-        for k, c in value.items():
-            out[k] = out.get(k, Fraction(0)) + c
-    return {k: c for k, c in out.items() if c}
-
-
-def _times(value: Surd, other: Surd) -> Surd:
-    out: list[Surd] = []
-    for k1, c1 in value.items():
-        for k2, c2 in other.items():
-            s, k = _square_free(k1 * k2)
-            out.append({k: c1 * c2 * s})
-    return _add(*out)
-
-
-def _over_root(value: Surd, radicand: Fraction) -> Surd:
-    return _times(value, _surd(1, radicand))
-
-
-def defined_coefficients(S: Sequence[Any], L: Sequence[Any], variant: str) -> dict[str, list[Surd]]:
-    """The coefficient of p^d, d = 1..f+2, of each bound, from the definitions (variant "e": E[bare RBO]).
-
-    Per-item contributions are counted from each group's ranks, U_d is listed
-    and sorted, and the expectation averages overlaps over every
-    tie-breaking; nothing of fast is used.  Values are {k: q_k} for Σ q_k·√k.
-
-    >>> defined_coefficients(["a"], ["a", ("x", "y")], "a")["max"][:2]
-    [{1: Fraction(1, 1)}, {1: Fraction(3, 4)}]
-    """
-    s, l = _length(S), _length(L)
-    in_S, in_L = _places(S), _places(L)
-    shared = set(in_S) & set(in_L)
-    x_l = len(shared)
-    f = l + s - x_l
-    means = _mean_overlaps(tuple(S), tuple(L)) if variant == "e" else ()
-    out: dict[str, list[Surd]] = {b: [] for b in _BOUNDS}
-
-    def c(place: tuple[int, int], dd: int) -> Fraction:
-        t_, b_ = place
-        return Fraction(1 if t_ <= dd else 0) if variant == "w" else _share(t_, b_, dd)
-
-    a_s: Surd = {}
-    for dd in range(1, f + 3):
-        if dd > l:  # §4.2, the same for every variant: see _past_derived
-            most = x_l + (l - s) + 2 * min(dd - l, s - x_l) + max(0, dd - l - (s - x_l))
-            values = {
-                "min": _surd(Fraction(x_l, dd)),
-                "max": _surd(Fraction(min(dd, most), dd)),
-                "ext": _add(_surd(Fraction(x_l, l)), _times(a_s, _surd(Fraction(l - s, l)))),
-            }
-        elif variant == "e":  # bare RBO's term averaged: X_d/d, and S's unseen items matched at 1 or at X_s/s
-            x_d = means[dd]
-            if dd <= s:
-                values = {b: _surd(x_d / dd) for b in ("min", "max", "ext")}
-                a_s = values["min"] if dd == s else a_s
-            else:
-                values = {"min": _surd(x_d / dd), "max": _surd((x_d + dd - s) / dd), "ext": _surd((x_d + (dd - s) * means[s] / s) / dd)}
-        else:
-            cS = {e: c(in_S[e], dd) if dd <= s else Fraction(1) for e in in_S}
-            cL = {e: c(in_L[e], dd) for e in in_L}
-            x = sum((cS[e] * cL[e] for e in shared), Fraction(0))
-            squares_L = sum((y * y for y in cL.values()), Fraction(0))
-            if dd <= s:
-                if variant == "w":  # Eq. 4
-                    agreement = _surd(2 * x / (sum(cS.values()) + sum(cL.values())))
-                elif variant == "a":  # Eq. 9
-                    agreement = _surd(x / dd)
-                else:  # Eq. 11
-                    agreement = _surd(x, sum((y * y for y in cS.values()), Fraction(0)) * squares_L)
-                values = {b: agreement for b in ("min", "max", "ext")}
-                a_s = agreement if dd == s else a_s
-            else:  # Eqs. 14-21
-                k = dd - s
-                U = sorted((cL[e] for e in in_L if e not in in_S and cL[e] > 0), reverse=True)
-                if len(U) < k:
-                    raise ProofFailure(f"S={S}, L={L}, d={dd}: U_d has {len(U)} < k = {k} items")
-                X = {
-                    "min": _surd(x),
-                    "max": _surd(x + sum(U[:k], Fraction(0))),
-                    "ext": _add(_surd(x), _times(a_s, _surd(k * sum(U, Fraction(0)) / len(U)))),
-                }
-                if variant == "w":  # Eq. 15
-                    values = {b: _times(X[b], _surd(Fraction(2) / (dd + sum(cL.values())))) for b in X}
-                elif variant == "a":  # Eq. 16
-                    values = {b: _times(X[b], _surd(Fraction(1, dd))) for b in X}
-                else:  # Eq. 17
-                    values = {b: _over_root(X[b], dd * squares_L) for b in X}
-        values["res"] = _add(values["max"], {k_: -q_ for k_, q_ in values["min"].items()})
-        for b in _BOUNDS:
-            out[b].append(values[b])
-    return out
-
-
-def _fast_coefficient(terms: Any, bound: str, dd: int) -> Surd:
-    """The coefficient of p^d in fast's series (its _terms), at a concrete depth."""
-    rational, parts = Fraction(0), []
-    if dd <= terms.l:
-        for coefficient, radicands in getattr(terms.depths[dd - 1][1], bound):
-            if radicands:
-                parts.append(_surd(coefficient, math.prod(map(Fraction, radicands), start=Fraction(1))))
-            else:
-                rational += coefficient
-    for piece in terms.tails[bound]:
-        if isinstance(piece, Span) and piece.lo <= dd <= piece.hi:
-            rational += piece.term(dd)
-        elif isinstance(piece, Tail) and dd >= piece.start:
-            if piece.radicands:
-                parts.append(_surd(piece.a + Fraction(piece.b, dd), math.prod(map(Fraction, piece.radicands), start=Fraction(1))))
-            else:
-                rational += piece.a + Fraction(piece.b, dd)
-    return _add(_surd(rational), *parts) if parts else _surd(rational)
-
-
-def _sym(value: Surd) -> Any:
-    return sum((sympy.Rational(q.numerator, q.denominator) * sympy.sqrt(k) for k, q in value.items()), sympy.Integer(0))
-
-
-def _series_value(coefficients: list[Surd], start: int, p_: Fraction) -> Any:
-    """(1-p)/p · Σ_d A_d p^d from the definitions' coefficients, the tail past start summed by sympy."""
-    pp = sympy.Rational(p_.numerator, p_.denominator)
-    head = sum((_sym(coefficients[i]) * pp ** (i + 1) for i in range(start - 1)), sympy.Integer(0))
-    # Past f every bound's coefficient is a + b/d: read a and b off depths start and start + 1.
-    v1, v2 = _sym(coefficients[start - 1]), _sym(coefficients[start])
-    b = sympy.expand((v1 - v2) * start * (start + 1))
-    a = sympy.expand(v1 - b / start)
-    geometric, logarithmic = _infinite_sums()
-    rest = a * geometric.subs({p: pp, _m: start}) + b * (logarithmic.subs(p, pp) - sum((pp**i / i for i in range(1, start)), sympy.Integer(0)))
-    return (1 - pp) / pp * (head + rest)
-
-
-@cache
-def _infinite_sums() -> tuple[Any, Any]:
-    """Σ_{d>=m} p^d and Σ_{d>=1} p^d/d for 0 < p < 1, summed by sympy."""
-    return _converged(Sum(p**d, (d, _m, sympy.oo)).doit()), _converged(Sum(p**d / d, (d, 1, sympy.oo)).doit())
-
-
-def _check_pair(S: Sequence[Any], L: Sequence[Any], terms_of: Callable[..., Any], value_check: bool) -> int:
-    if _length(S) > _length(L):
-        S, L = L, S
-    f = _length(L) + _length(S) - len(set(_places(S)) & set(_places(L)))
-    checked = 0
-    for variant in ("w", "a", "b", "e"):
-        want = defined_coefficients(S, L, variant)
-        terms = terms_of(tuple(_groups(S)), tuple(_groups(L)), "a" if variant == "e" else variant, variant == "e")
-        for bound in _BOUNDS:
-            for dd in range(1, f + 3):
-                got = _fast_coefficient(terms, bound, dd)
-                if got != want[bound][dd - 1]:
-                    raise ProofFailure(f"{variant}-{bound.upper()} of S={S}, L={L} at depth {dd}: fast {got}, definition {want[bound][dd - 1]} (Σ q·√k as {{k: q}})")
-            # Past f + 1 both are a + b/d: fast's pieces there are Tails only.
-            if any(isinstance(x, Span) and x.hi > f for x in terms.tails[bound]):
-                raise ProofFailure(f"{variant}-{bound.upper()} of S={S}, L={L}: a finite span past f = {f}")
-            checked += 1
-        if value_check:  # fast's whole evaluation at one p, against the definitions' series summed by sympy
-            values = fast_rbo.rbo_expected_bounds(S, L, SCAN_P) if variant == "e" else fast_rbo.rbo_bounds(S, L, SCAN_P, variant=variant)
-            for bound in _BOUNDS:
-                series = _series_value(want[bound], f + 1, SCAN_P)
-                value = getattr(values, bound)
-                value = sympy.Rational(value.numerator, value.denominator) if isinstance(value, Fraction) else value
-                if not _is_zero(value - series):
-                    raise ProofFailure(f"{variant}-{bound.upper()} of S={S}, L={L}, p = {SCAN_P}: fast {value}, the series {series}")
-    return checked
-
 
 @theorem(
     "RBO scan",
@@ -833,8 +543,8 @@ def prove_scan(terms: Optional[Callable[..., Any]] = None) -> str:
     pairs = canonical_pairs(RBO_LONGEST)
     checked = 0
     for i, (S, L) in enumerate(pairs):
-        checked += _check_pair(S, L, terms, value_check=i % VALUE_EVERY == 0)
-    checked += _check_pair(*FIGURE_2, terms, value_check=True)
+        checked += check_pair(S, L, terms, value_check=i % VALUE_EVERY == 0)
+    checked += check_pair(*FIGURE_2, terms, value_check=True)
     return (
         f"{checked} (pair, variant, bound) series compared coefficient by coefficient up to depth f + 2 "
         f"({len(pairs)} pairs up to renaming, and Figure 2), so for every p; fast's exact values at p = {SCAN_P} "
@@ -862,13 +572,13 @@ def prove_rbo_expected(seen: Optional[Callable[..., Any]] = None, kernel: Option
         raise ProofFailure("RBO^a's agreement has a square root")
     # s < d <= l: the expectation of bare RBO's term (Webber et al.'s assumptions), affine in X_d and X_s.
     checked = 1
-    for bound in _BOUNDS:
+    for bound in BOUNDS:
         for case, assume in _unseen_cases():
             want, roots = _unseen_derived("a", bound, True, assume)
             same(want, _unseen_claimed(kernel, "a", bound, True, assume, roots), f"E[bare {bound.upper()}] at s < d <= l, {case}")
             checked += 1
     # d > l: bare RBO's tail, with X_l fixed (the shared items) and EXT's A_s = X_s/s, whose mean is A_s^a.
-    for bound in _BOUNDS:
+    for bound in BOUNDS:
         for region, r in _past_regions(bound):
             got = coefficient_at(past(bound, r["l"], r["s"], _X, (_alpha, ())), r["d"], {}, f"bare {bound.upper()} past l")
             want = 0 if region.startswith(("d < l", "d = l,")) else _past_derived(bound, "a", r, _alpha)
@@ -915,7 +625,7 @@ def _difference(bound: str, assume: dict[Any, Any]) -> Any:
 )
 def prove_rbo_difference(kernel: Optional[Callable[..., Any]] = None, terms: Optional[Callable[..., Any]] = None) -> str:
     kernel, terms = kernel or K.unseen_terms, terms or fast_rbo._terms
-    for bound in _BOUNDS:
+    for bound in BOUNDS:
         for case, assume in _unseen_cases():
             expected = _unseen_claimed(kernel, "a", bound, True, assume, {})
             paper = _unseen_claimed(kernel, "a", bound, False, assume, {})
@@ -929,8 +639,8 @@ def prove_rbo_difference(kernel: Optional[Callable[..., Any]] = None, terms: Opt
         e, a = terms(S, L, "a", True), terms(S, L, "a", False)
         for bound in ("max", "ext"):
             for dd in range(2, n + 2):
-                got = _add(_fast_coefficient(e, bound, dd), {k: -q_ for k, q_ in _fast_coefficient(a, bound, dd).items()})
-                want = _surd(Fraction((dd - 1) * (n - dd + 1), n * dd))
+                got = surd_sum(fast_coefficient(e, bound, dd), {k: -q_ for k, q_ in fast_coefficient(a, bound, dd).items()})
+                want = surd(Fraction((dd - 1) * (n - dd + 1), n * dd))
                 if got != want:
                     raise ProofFailure(f"S=<a>, L=<a [{n} items]>, {bound.upper()} at depth {dd}: E − RBO^a = {got}, not {want}")
         shown.append(n)

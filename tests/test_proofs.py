@@ -17,6 +17,7 @@ from tieaware.cli import main
 from tieaware.proofs import GENERAL, THEOREMS, Result, Theorem, prove_all
 from tieaware.proofs.theorem import theorem
 from tieaware.proofs import rbo as rbo_proofs
+from tieaware.proofs import rbo_scan
 from tieaware.reference.rank_biased_overlap import rbo as reference_rbo
 
 
@@ -165,14 +166,14 @@ def _definition_value(S, L, variant, bound, p):
         S, L, s, l = L, S, l, s
     shared = {x for g in S for x in (g if isinstance(g, tuple) else (g,))} & {x for g in L for x in (g if isinstance(g, tuple) else (g,))}
     f = l + s - len(shared)
-    return rbo_proofs._series_value(rbo_proofs.defined_coefficients(S, L, variant)[bound], f + 1, p)
+    return rbo_scan.series_value(rbo_scan.defined_coefficients(S, L, variant)[bound], f + 1, p)
 
 
 def test_rbo_definitions_match_the_reference_layer():
     # tieaware.reference.rank_biased_overlap (another engineer's transcription): w and b are the paper's formulas,
     # its a is the average of bare RBO over tie-breakings, the proofs' "e".  Small tied pairs, every bound.
     p = Fraction(1, 2)
-    pairs = rbo_proofs.canonical_pairs(2)[::3] + [(["a", ("b", "c")], ["c", ("x", "a"), "b"])]
+    pairs = rbo_scan.canonical_pairs(2)[::3] + [(["a", ("b", "c")], ["c", ("x", "a"), "b"])]
     for S, L in pairs:
         for mine, theirs in (("w", "w"), ("b", "b"), ("e", "a")):
             for bound in ("min", "max", "ext", "res"):
@@ -190,6 +191,6 @@ def test_rbo_definition_figure_2_f():
     # The paper's Figure 2: f = l + s - X_l = 15; MAX's overlap past l = 13 grows by 2 per depth, (2d - l - s + X_l)/d,
     # and reaches d at f (Eq. 23): 13/14 at depth 14, then 1.
     S, L = rbo_proofs.FIGURE_2
-    coefficients = rbo_proofs.defined_coefficients(S, L, "a")["max"]
+    coefficients = rbo_scan.defined_coefficients(S, L, "a")["max"]
     assert len(coefficients) == 17
     assert coefficients[13] == {1: Fraction(13, 14)} and coefficients[14] == coefficients[15] == {1: 1}
