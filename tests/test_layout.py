@@ -165,3 +165,13 @@ def test_no_command_imports_another_command():
     commands = {f"tieaware.commands.{name}" for name in SUBCOMMANDS} & set(GRAPH)
     wrong = sorted((m, t) for m in commands for t in GRAPH[m] if t in commands and t != m)
     assert not wrong, f"commands importing commands: {wrong}"
+
+
+#: The longest a module may be: one concept a reader can hold in their head (the developers' guide).
+MAX_LINES = 900
+
+
+def test_no_module_over_900_lines():
+    long = sorted((len(path.read_text(encoding="utf-8").splitlines()), name) for name, path in MODULES.items())
+    over = [(name, n) for n, name in long if n > MAX_LINES]
+    assert not over, f"modules over {MAX_LINES} lines (split them by concept): {over}"
