@@ -143,3 +143,19 @@ def test_parquet_to_a_terminal_is_one_line(tmp_path, capsys, monkeypatch):
 def test_csv_text_matches_the_rows():
     rows = frames.long_rows("x", ["q1"], {"q1": {"P@1": Fraction(1, 3)}}, ["P@1"])
     assert frames.to_csv(rows) == "name,qid,measure,value,exact\nx,q1,P@1,0.3333333333333333,1/3\n"
+
+
+def test_compare_systems_long_frames_hold_each_runs_values():
+    qrels = tieaware.read_qrels(io.StringIO(QRELS))
+    runs = {"a": tieaware.read_run(io.StringIO(RUN)), "b": tieaware.read_run(io.StringIO(RUN.replace(" 3 r", " 0 r")))}
+    c = tieaware.compare_systems(qrels, runs, "AP P@2", test=None)
+    frame = c.to_long()
+    assert list(frame.columns[:4]) == ["name", "qid", "measure", "value"] and frame.equals(c.per_query_dataframe())
+    for name, run in runs.items():
+        ev = tieaware.evaluate(qrels, run, "AP P@2")
+        mine = frame[frame["name"] == name]
+        assert [(r.qid, r.measure, r.value) for r in mine.itertuples()] == [
+            (q, m, tieaware.to_float(ev.per_query[q][m])) for q in ev.queries for m in ("AP", "P@2")
+        ]
+    polars = c.to_polars()
+    assert polars.columns == list(frame.columns) and polars["value"].to_list() == frame["value"].tolist()

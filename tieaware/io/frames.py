@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from tieaware.model.errors import TieawareError
 from tieaware.model.exact import to_exact_string, to_float
 
-__all__ = ["COLUMNS", "Row", "long_rows", "to_pandas", "to_polars", "to_csv", "to_parquet"]
+__all__ = ["COLUMNS", "Row", "long_rows", "to_pandas", "to_polars", "polars_of", "to_csv", "to_parquet"]
 
 #: PyTerrier's per-query columns (``pt.Experiment(..., perquery=True)``).
 COLUMNS = ("name", "qid", "measure", "value")
@@ -61,12 +61,23 @@ def to_pandas(rows: Sequence[Row], *, exact: bool = False) -> Any:
     return frame
 
 
-def to_polars(rows: Sequence[Row]) -> Any:
-    """A polars DataFrame with :data:`COLUMNS` (``value`` Float64) and ``exact``, the exact text (Utf8)."""
+def _polars() -> Any:
     try:
         import polars as pl
     except ImportError:
         raise TieawareError("polars output needs polars: pip install polars") from None
+    return pl
+
+
+def polars_of(frame: Any) -> Any:
+    """A pandas long table (text and float columns) as a polars DataFrame, column by column (no pyarrow needed)."""
+    pl = _polars()
+    return pl.DataFrame({c: frame[c].tolist() for c in frame.columns})
+
+
+def to_polars(rows: Sequence[Row]) -> Any:
+    """A polars DataFrame with :data:`COLUMNS` (``value`` Float64) and ``exact``, the exact text (Utf8)."""
+    pl = _polars()
     return pl.DataFrame(
         {**{c: [r[i] for r in rows] for i, c in enumerate(COLUMNS[:3])}, "value": [_float(r[3]) for r in rows], "exact": [_text(r[3]) for r in rows]},
         schema={"name": pl.Utf8, "qid": pl.Utf8, "measure": pl.Utf8, "value": pl.Float64, "exact": pl.Utf8},

@@ -147,6 +147,16 @@ class SystemsComparison:
         """The long per-query form (pandas): ``name, qid, measure, value, min, max``, one row per system, query, measure."""
         return board_table.per_query_frame(self)
 
+    def to_long(self) -> Any:
+        """:meth:`per_query_dataframe`, under the name :meth:`tieaware.Evaluation.to_long` has."""
+        return self.per_query_dataframe()
+
+    def to_polars(self) -> Any:
+        """:meth:`per_query_dataframe` as a polars DataFrame (needs polars)."""
+        from tieaware.io.frames import polars_of
+
+        return polars_of(board_table.per_query_frame(self))
+
     def as_dict(self, digits: int = 4) -> dict[str, Any]:
         """Every value as ``{"exact", "decimal", "float"}`` (floats only for p-values), JSON-ready."""
         return board_json.as_dict(self, digits)
