@@ -8,6 +8,7 @@ The rooms, lowest first (README.md, "The house"):
 - proofs: theorems (fast, reference, model, testing);
 - runs: whole runs (model, io, and fast's kernels);
 - metrics: score batches in numpy or any array-API library (model and fast's kernels only);
+- integrations: other tools' interfaces (stateful metric, sentence-transformers, MTEB) over metrics;
 - analysis, check, vectors: applications;
 - benchmarks, commands and the console entry point on top.
 
@@ -35,13 +36,14 @@ ALLOWED = {
     "proofs": {"model", "fast", "reference", "testing"},
     "runs": {"model", "io", "fast", "reference"},
     "metrics": {"model", "fast"},  # numpy-only: no io (pandas, pyarrow readers), no runs (sympy)
+    "integrations": {"model", "fast", "metrics"},  # other tools' interfaces over the numpy core
     "analysis": {"model", "io", "fast", "reference", "runs"},
     "check": {"model", "io", "fast", "reference", "runs", "testing"},
     "vectors": {"model", "io", "fast", "reference", "runs", "testing", "check"},
     "package": {"model", "io", "runs", "fast", "reference", "proofs", "testing", "check", "vectors"},  # tieaware/__init__.py
     "data": set(),
-    "benchmarks": {"model", "io", "fast", "reference", "proofs", "runs", "metrics", "testing", "analysis", "check", "vectors", "commands"},
-    "commands": {"model", "io", "fast", "reference", "proofs", "runs", "metrics", "testing", "analysis", "check", "vectors", "benchmarks"},
+    "benchmarks": {"model", "io", "fast", "reference", "proofs", "runs", "metrics", "integrations", "testing", "analysis", "check", "vectors", "commands"},
+    "commands": {"model", "io", "fast", "reference", "proofs", "runs", "metrics", "integrations", "testing", "analysis", "check", "vectors", "benchmarks"},
 }
 
 
