@@ -143,7 +143,6 @@ def test_trec_default_is_trec_eval_official_subset(capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--tie-break", "trec_eval"], "--tie-break applies to --format trec only"),
         (["-n"], "--no-summary applies to --format trec only"),
         (["-Z", "z.txt"], "--zscores applies to --format trec only"),
         (["-M", "-1", "--format", "trec"], "-M must be an int >= 0 (documents per query), got -1"),

@@ -164,7 +164,7 @@ def test_compute_num_rel_overrides_ideal():
         (lambda: compute("Q@3", [1]), "measure is not a known measure"),
         (lambda: evaluate(QRELS, RUN, "AP RBO"), "measure cannot be computed on one run ranking"),
         (lambda: evaluate(QRELS, RUN, "AP", layer="slow"), "layer must be one of ('fast', 'reference'), got 'slow'"),
-        (lambda: evaluate(QRELS, RUN, "AP", tie_break="random"), "tie_break must be None (tie-aware) or 'trec_eval', got 'random'"),
+        (lambda: evaluate(QRELS, RUN, "AP", tie_break="random"), "tie_break must be None (tie-aware) or a rule or library preset: input, reverse-input, docno-asc, docno-desc, pessimistic, optimistic, trec_eval, pytrec_eval, ir_measures.pytrec_eval, ir_measures.msmarco, ir_measures.trectools, mteb, sentence-transformers, pytorch-ignite, got 'random'"),
         (lambda: evaluate(QRELS, RUN, 5), "measures must be a string such as 'AP nDCG@10' or a list of measures, got 5"),
         (lambda: evaluate(QRELS, RUN, []), "measures names no measure, got []"),
         (lambda: evaluate(QRELS, {"q9": RUN["q9"]}, "AP"), "run has no query that appears in the qrels (3 judged queries), got ['q9']"),

@@ -22,6 +22,7 @@ from types import SimpleNamespace
 from typing import Any, Iterator, Optional
 
 from tieaware.model.errors import bad
+from tieaware.model.tie_presets import NAMES as TIE_PRESETS, preset
 from tieaware.io.columns import prepare, read_table
 from tieaware.runs.evaluate import LAYERS, Evaluation, evaluate_prepared, measure_list
 from tieaware.commands.options import add_jobs
@@ -163,10 +164,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--tie-break",
-        choices=("none", "trec_eval"),
+        choices=("none", *TIE_PRESETS),
         default="none",
-        help="with --format trec: none prints tie-aware values (default), trec_eval the values after "
-        "breaking ties as trec_eval does",
+        metavar="RULE|LIBRARY",
+        help="reproduce a library's number: break ties as RULE (input, reverse-input, docno-asc, docno-desc, "
+        "pessimistic, optimistic) or LIBRARY (trec_eval, pytrec_eval, ir_measures.pytrec_eval, ir_measures.msmarco, "
+        "ir_measures.trectools, mteb, sentence-transformers, pytorch-ignite) does; table, json, csv and parquet show "
+        "that value beside the tie-aware one and its range, --format trec prints it in trec_eval's layout "
+        "(default: none: tie-aware; the table's second column is trec_eval's order); docs/conformance.md",
     )
     parser.add_argument(
         "--format",
@@ -215,6 +220,8 @@ class _Report:
     spread: Optional[dict[str, Any]] = None
     #: --exact-form: the table's exact column in full.
     exact_form: bool = False
+    #: The tie-breaking preset of the second column (:attr:`trec`): trec_eval unless --tie-break names another.
+    broken: str = "trec_eval"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -231,6 +238,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         title = f"qrels {args.qrels}, run {args.run_file}"
     exact = not args.float
+    broken = "trec_eval" if args.tie_break == "none" else args.tie_break
+    # --tie-break: the library's number beside the tie-aware value and its range (min, max over tie-breakings)
+    spread_on = spread_on or (args.tie_break != "none" and args.format != "trec" and args.max_docs is None and not args.judged_only)
     spec, measures = _measures(args)
     common = dict(layer=args.layer, exact=exact, complete=args.complete)
     restrict = dict(depth=args.max_docs, judged_only=args.judged_only)
@@ -242,9 +252,9 @@ def run(args: argparse.Namespace) -> int:
         # -M and -J: each query cut and filtered on its own, the run streamed as without them
         if spread_on:
             raise bad("--spread", "-M/-J", "is not computed with -M or -J (the spread of a cut or filtered run)")
-        result = _streamed(args, measures, {**common, **restrict}, False, exact)
+        result = _streamed(args, measures, {**common, **restrict}, False, exact, broken)
     else:
-        result = _streamed(args, measures, common, spread_on, exact)
+        result = _streamed(args, measures, common, spread_on, exact, broken)
     _warn_summary_name(list(result.tied.queries), args.per_query and args.format == "table")
     report = _Report(
         title=title,
@@ -257,6 +267,7 @@ def run(args: argparse.Namespace) -> int:
         layer=args.layer,
         spread=result.spread,
         exact_form=getattr(args, "exact_form", False),
+        broken=broken,
     )
     if args.format in ("csv", "parquet"):
         _write_long(report, args)
@@ -279,22 +290,22 @@ def _write_long(r: _Report, args: argparse.Namespace) -> None:
     rows += [(name, "all", m, r.tied.mean[m]) for m in names]
     trec = [r.trec.per_query[q][m] for q in queries for m in names] + [r.trec.mean[m] for m in names]
     if args.format == "csv":
-        sys.stdout.write(frames.to_csv(rows, [("trec_eval", trec)]))
+        sys.stdout.write(frames.to_csv(rows, [(r.broken, trec)]))
         return
     if sys.stdout.isatty():
         raise bad("--format", "parquet", "writes binary to stdout: redirect it to a file (> results.parquet)")
-    data = frames.to_parquet(rows, [("trec_eval", trec)])
+    data = frames.to_parquet(rows, [(r.broken, trec)])
     sys.stdout.flush()
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
 
 
-def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on: bool, exact: bool) -> Any:
+def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on: bool, exact: bool, broken: str = "trec_eval") -> Any:
     """Table and json: the run read a few whole queries at a time (tieaware.runs.stream), each piece
-    evaluated tie-aware and in trec_eval's order, in --jobs processes; memory stays bounded."""
+    evaluated tie-aware and in the *broken* preset's order (trec_eval's), in --jobs processes; memory stays bounded."""
     with _sources(args) as (qrels_source, run_source):
         _note_large_exact(run_source, exact)
-        return evaluate_files(qrels_source, run_source, measures, trec=True, spread=spread_on, jobs=_jobs(args), **common)
+        return evaluate_files(qrels_source, run_source, measures, trec=broken, spread=spread_on, jobs=_jobs(args), **common)
 
 
 def _tables(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -369,8 +380,6 @@ def _measures(args: argparse.Namespace) -> tuple[TrecMeasures, tuple]:
     """What -m names, read as trec_eval reads it, and the measures to evaluate (at -l, with -N)."""
     arguments = args.measures or [TREC_DEFAULT if args.format == "trec" else DEFAULT_MEASURES]
     at_level((), args.level)  # a bad -l is refused even when only runid is asked for
-    if args.tie_break != "none" and args.format != "trec":
-        raise bad("--tie-break", args.tie_break, "applies to --format trec only (table and json show both orders)")
     for option, value in (("--no-summary", args.no_summary), ("--zscores", args.zscores)):
         if value and args.format != "trec":
             raise bad(option, value, "applies to --format trec only (trec_eval's layout)")
@@ -477,7 +486,7 @@ def _table(r: _Report, per_query: bool) -> str:
     from tabulate import tabulate
 
     head = (["query"] if per_query else []) + ["measure", "tie-aware"] + (["exact"] if r.exact else [])
-    head += ["trec_eval order", "difference"]
+    head += [f"{r.broken} order", "difference"]
     head += _SPREAD_HEAD if r.spread else []
     body = []
     abbreviated = False
@@ -490,10 +499,7 @@ def _table(r: _Report, per_query: bool) -> str:
         row += [decimal(trec, r.digits), _signed(tied, trec, r.digits)]
         row += _spread_cells(r, q, m) if r.spread else []
         body.append(row)
-    footer = (
-        "tie-aware: expected value over every ordering of tied documents; "
-        "trec_eval order: ties broken by docno, descending, as trec_eval does."
-    )
+    footer = "tie-aware: expected value over every ordering of tied documents; " + _broken_text(r.broken)
     if r.spread:
         footer += (
             "\nmin, max: of the mean over every tie-breaking (mean of per-query extremes); sd (ties): "
@@ -524,6 +530,20 @@ def _spread_cells(r: _Report, q: str, m: str) -> list[str]:
     return [decimal(s.min_mean, r.digits), decimal(s.max_mean, r.digits), sd, f"{s.queries_moved}/{s.queries}"]
 
 
+def _broken_text(name: str) -> str:
+    """The table's footnote on its second column: how the preset breaks ties, and whose preset it is."""
+    if name == "trec_eval":
+        return "trec_eval order: ties broken by docno, descending, as trec_eval does."
+    p = preset(name)
+    how = {
+        "input": "in the run's order", "reverse-input": "in the reverse of the run's order", "docno-asc": "by docno, ascending",
+        "docno-desc": "by docno, descending", "pessimistic": "non-relevant first", "optimistic": "relevant first",
+    }[p.rule]
+    among = "scores equal as float32" if p.scores == "float32" else "equal scores"
+    whose = f", as {p.library} does ({p.confirmed})" if p.library else ""
+    return f"{name} order: {among} broken {how}{whose}."
+
+
 def _align(head: list[str]) -> tuple[str, ...]:
     return tuple("left" if h in ("query", "measure", "exact") else "right" for h in head)
 
@@ -552,7 +572,7 @@ def _json(r: _Report, per_query: bool) -> str:
     def triple(tied: Exact, trec: Exact) -> dict[str, Any]:
         return {
             "tie_aware": _value(tied, r),
-            "trec_eval_order": _value(trec, r),
+            ("trec_eval_order" if r.broken == "trec_eval" else "tie_break_order"): _value(trec, r),
             "difference": _value(_difference(tied, trec), r),
         }
 
@@ -570,6 +590,7 @@ def _json(r: _Report, per_query: bool) -> str:
         },
         "complete": r.tied.complete,
         "measures": [str(m) for m in r.tied.measures],
+        "tie_break": r.broken,
         "mean": {str(m): triple(r.tied.mean[str(m)], r.trec.mean[str(m)]) for m in r.tied.measures},
     }
     if r.spread:
@@ -598,7 +619,7 @@ def _json(r: _Report, per_query: bool) -> str:
 def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tuple, common: dict) -> str:
     """trec_eval's output (tieaware.io.trec_format): one evaluation, tie-aware or in trec_eval's order."""
     zscores = read_zscores(args.zscores) if args.zscores else None  # a bad file stops before any work
-    tie_break = None if args.tie_break == "none" else "trec_eval"
+    tie_break = None if args.tie_break == "none" else args.tie_break
     if measures and not spec.runid and spec.relstring is None:
         if args.qrels is not None:
             # the common case: the run streamed a few whole queries at a time in --jobs processes, as the table is
@@ -606,7 +627,7 @@ def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tu
             # filtered on its own)
             return _trec_eval_layout_streamed(args, measures, common, tie_break, zscores)
     qrels_table, run_table = _tables(args)
-    prepared = prepare(qrels_table, run_table, trec_order=tie_break is not None)  # one order is printed
+    prepared = prepare(qrels_table, run_table, trec_order=tie_break or False)  # one order is printed
     _warn_summary_name(prepared.qids, args.per_query)
     if measures:
         per_query = evaluate_prepared(prepared, measures, tie_break=tie_break, **common).per_query

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 
 from tieaware.io.blocks import Table, read_table
 from tieaware.io.text import MAX_NUMBER_CHARS, check_number, number_text
+from tieaware.io.tie_break import broken_docnos, broken_rows
 from tieaware.model.errors import TieawareError
 
 __all__ = ["Table", "Prepared", "read_table", "prepare", "prepare_dicts", "rank_rows"]
@@ -72,7 +73,8 @@ class Prepared:
     #: Label numbers of every judged document, sorted by query (the nDCG ideal and num_rel).
     judged_query: np.ndarray
     judged_label: np.ndarray
-    #: Row order that breaks ties as trec_eval 9.0.8 does (score as a C float, descending, then docno descending).
+    #: Row order that breaks ties as trec_eval 9.0.8 does (score as a C float, descending, then docno descending),
+    #: or as the preset :attr:`broken_by` names (:mod:`tieaware.model.tie_presets`).
     trec_order: Optional[np.ndarray]
     #: Run queries without qrels, and judged queries absent from the run.
     skipped_run: list[str]
@@ -85,6 +87,8 @@ class Prepared:
     negative: Optional[np.ndarray] = None
     #: The same for every judged document (beside :attr:`judged_label`); None when none is negative.
     judged_negative: Optional[np.ndarray] = None
+    #: The tie-breaking preset :attr:`trec_order` follows ("trec_eval" unless another was asked for).
+    broken_by: Optional[str] = None
 
     @property
     def rows(self) -> int:
@@ -347,8 +351,11 @@ def _simple_decimals(codes: np.ndarray, candidates: np.ndarray, out: np.ndarray)
     return ok
 
 
-def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
+def prepare(qrels: Table, run: Table, *, trec_order: Union[bool, str] = True) -> Prepared:
     """Join *run* to *qrels* and group ties, per query; see the module docstring.
+
+    *trec_order*: True keeps trec_eval's order of the rows beside the groups
+    (:attr:`Prepared.trec_order`), a preset's name (:mod:`tieaware.model.tie_presets`) that preset's.
 
     **Ties are equal exact values of the score text**, in float mode too.
     Rows are sorted by the double nearest each score (rounding is monotone,
@@ -437,7 +444,10 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
     judged_negative = None if qrels_negative is None else qrels_negative[jrows][jorder2]
 
     trec = None
-    if trec_order and n:
+    broken_by = None if not trec_order else "trec_eval" if trec_order is True else str(trec_order)
+    if broken_by not in (None, "trec_eval") and n:
+        trec = broken_rows(broken_by, query, score, group_start, run.docno[source], source, label)
+    elif trec_order and n:
         # trec_eval 9.0.8 keeps scores in a C float (trec_format.h): its tie groups are the
         # stretches of equal float32s, contiguous here because rounding to float32 is monotone.
         with np.errstate(over="ignore"):  # beyond float32's range: infinity, as in C
@@ -455,6 +465,7 @@ def prepare(qrels: Table, run: Table, *, trec_order: bool = True) -> Prepared:
         judged_query=judged_query,
         judged_label=judged_label,
         trec_order=trec,
+        broken_by=broken_by,
         skipped_run=[q.decode("utf-8") for q in run_names if q not in judged_names],
         skipped_qrels=[q.decode("utf-8") for q in qrels_names if q not in run_name_set],
         judged=seen,
@@ -629,14 +640,17 @@ def _trec_eval_order(sim_group: np.ndarray, docno: np.ndarray) -> np.ndarray:
     return order
 
 
-def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = False) -> Prepared:
+def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: Union[bool, str] = False) -> Prepared:
     """A :class:`Prepared` from tieaware's dict forms (:data:`tieaware.io.trec.Qrels`, :data:`tieaware.io.trec.Run`).
 
     *queries* are the query ids to keep, in order.  Groups are those of
     :func:`tieaware.io.trec.tie_groups` (exact score equality); with
-    *trec_order*, every document is its own group, in trec_eval's order.
+    *trec_order*, every document is its own group, in trec_eval's order
+    (or the order of the preset it names, :mod:`tieaware.model.tie_presets`).
     """
-    from tieaware.io.trec import tie_groups, trec_eval_order
+    from tieaware.io.trec import tie_groups
+
+    rule = "trec_eval" if trec_order is True else trec_order
 
     distinct: dict[Fraction, int] = {Fraction(0): 0}
     for q in queries:
@@ -652,7 +666,7 @@ def prepare_dicts(qrels: Any, run: Any, queries: Any, *, trec_order: bool = Fals
     for i, q in enumerate(queries):
         judged = qrels[q]
         query_start.append(row)
-        groups = [[d] for d in trec_eval_order(run[q])] if trec_order else tie_groups(run[q])
+        groups = [[d] for d in broken_docnos(run[q], judged, rule)] if rule else tie_groups(run[q])
         for g in groups:
             group_start.append(row)
             for d in g:

@@ -42,7 +42,9 @@ from tieaware.io.inputs import to_qrels, to_run
 from tieaware.model.names import Measure, parse, parse_list
 from tieaware.model.params import flag
 from tieaware.model.ranking import Ranking, judged_only as drop_unjudged
-from tieaware.io.trec import run_ranking, trec_eval_ranking
+from tieaware.io.tie_break import broken_ranking
+from tieaware.io.trec import run_ranking
+from tieaware.model.tie_presets import NAMES as TIE_PRESETS, preset
 
 __all__ = [
     "Evaluation", "evaluate", "evaluate_prepared", "compute", "measure_list", "check_arguments", "no_query", "exact_mean", "aggregate", "geometric_mean",
@@ -50,8 +52,9 @@ __all__ = [
 ]  # fmt: skip
 
 LAYERS = ("fast", "reference")
-#: None: tie-aware (expected value over tie orderings); "trec_eval": ties broken by docno, descending.
-TIE_BREAKS = (None, "trec_eval")
+#: None: tie-aware (expected value over tie orderings); "trec_eval": ties broken by docno, descending, on
+#: float32 scores; any other preset of :mod:`tieaware.model.tie_presets` (a rule or a library) as it names.
+TIE_BREAKS = (None, *TIE_PRESETS)
 
 
 MeasureSpec = Union[str, Measure, Iterable[Union[str, Measure]]]
@@ -108,8 +111,8 @@ def check_arguments(measures: MeasureSpec, layer: object, exact: object, tie_bre
     """
     ms = measure_list(measures)
     exact_, complete_ = flag(exact, "exact"), flag(complete, "complete")
-    if tie_break not in TIE_BREAKS:
-        raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
+    if tie_break is not None:
+        preset(tie_break)  # one message naming every choice
     _check_layer(layer)  # reject a bad layer before any work (without importing it)
     for m in ms:
         if m.name == "RBO":
@@ -391,7 +394,10 @@ def evaluate(
     expectation over every ordering of the tied documents.  With
     ``tie_break="trec_eval"`` ties are broken as trec_eval breaks them
     (docno descending) and the ordinary tie-oblivious value is computed, so
-    the numbers match trec_eval's.
+    the numbers match trec_eval's; any other preset of
+    :mod:`tieaware.model.tie_presets` (``"mteb"``, ``"sentence-transformers"``,
+    ``"docno-asc"``, ``"input"``, ``"pessimistic"``, ...) reproduces that
+    library's or rule's number the same way.
 
     Parquet and Arrow files (by their name's ending), polars DataFrames and
     pyarrow Tables are read as columns (:mod:`tieaware.io.parquet`).
@@ -414,7 +420,7 @@ def evaluate(
         # Parquet/Arrow files, polars DataFrames, pyarrow Tables: read as columns (tieaware.io.parquet)
         from tieaware.io.columns import prepare
 
-        prepared = prepare(table_of(qrels, "qrels"), table_of(run, "run"), trec_order=tie_break is not None)
+        prepared = prepare(table_of(qrels, "qrels"), table_of(run, "run"), trec_order=tie_break or False)
         return evaluate_prepared(
             prepared, ms, layer=layer, exact=exact, tie_break=tie_break, progress=progress, complete=complete,
             depth=depth, judged_only=judged_only,
@@ -427,10 +433,10 @@ def evaluate(
         # the vectorised float engine (tieaware.runs.engine), per query only for measures it lacks
         from tieaware.io.columns import prepare_dicts
 
-        prepared = prepare_dicts(qrels, run, queries, trec_order=tie_break is not None)  # trec_order: untied, its order
+        prepared = prepare_dicts(qrels, run, queries, trec_order=tie_break or False)  # trec_order: untied, its order
         per_query = _restricted(prepared, ms, layer, exact, progress, tie_break, depth, judged_only)
     else:
-        to_rank = run_ranking if tie_break is None else trec_eval_ranking
+        to_rank = run_ranking if tie_break is None else (lambda docs, judged: broken_ranking(docs, judged, tie_break))
         per_query = {}
         marks = judged_only or any(m.name in UNJUDGED for m in ms)
         for qid in _progress(queries, progress, tie_break):
@@ -556,6 +562,8 @@ def evaluate_prepared(
     if tie_break is not None:
         from tieaware.runs.engine import trec_eval_view
 
+        if getattr(prepared, "broken_by", None) not in (None, tie_break):
+            raise ValueError(f"the Prepared rows hold the order of {prepared.broken_by!r}, not of {tie_break!r}")
         prepared = trec_eval_view(prepared)
     per_query = _restricted(prepared, ms, layer, exact, progress, tie_break, depth, judged_only)
     queries = tuple(sorted(prepared.qids, key=natural_key))

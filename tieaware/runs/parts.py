@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Union
 
 import numpy as np
 
@@ -70,7 +70,7 @@ def evaluate_part(
     *,
     exact: bool,
     layer: str = "fast",
-    trec: bool = False,
+    trec: Union[bool, str] = False,
     spread: bool = False,
     level: Optional[object] = None,
     tie_break: Optional[str] = None,
@@ -78,6 +78,8 @@ def evaluate_part(
     judged_only: bool = False,
 ) -> Part:
     """Every query of one part: tie-aware values, and on request trec_eval-order values, spreads and counts.
+
+    *trec* names the preset of the second column (True: trec_eval; :mod:`tieaware.model.tie_presets`).
 
     With ``tie_break="trec_eval"`` the part's main values (:attr:`Part.tied`) are those in trec_eval's order;
     *depth* and *judged_only* are trec_eval's ``-M`` and ``-J``, as in :func:`~tieaware.runs.evaluate.evaluate_prepared`
@@ -96,8 +98,9 @@ def evaluate_part(
         return part
     if measures:
         part.tied = evaluate_prepared(prepared, measures, layer=layer, exact=exact, tie_break=tie_break, **restrict).per_query
-        if trec:
-            part.trec = evaluate_prepared(prepared, measures, layer=layer, exact=exact, tie_break="trec_eval", **restrict).per_query
+        if trec:  # True: trec_eval's order; a preset's name: that preset's
+            column = "trec_eval" if trec is True else str(trec)
+            part.trec = evaluate_prepared(prepared, measures, layer=layer, exact=exact, tie_break=column, **restrict).per_query
     else:
         part.tied = {q: {} for q in prepared.qids}
         part.trec = {q: {} for q in prepared.qids} if trec else None

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from contextlib import ExitStack
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
@@ -142,7 +142,9 @@ _STATE: dict[str, Any] = {}
 
 def _work(piece: Table, index: QrelsIndex, options: dict[str, Any]) -> Part:
     names, _ = _query_numbers(piece.qid)
-    prepared = prepare(index.subset(names), piece, trec_order=options["trec"] or options["tie_break"] is not None)
+    # one broken order per evaluation: the main values' preset, else the column's (trec=True: trec_eval)
+    broken = options["tie_break"] or ("trec_eval" if options["trec"] is True else options["trec"])
+    prepared = prepare(index.subset(names), piece, trec_order=broken or False)
     return evaluate_part(
         prepared,
         options["measures"],
@@ -240,7 +242,7 @@ def evaluate_files(
     *,
     exact: bool = True,
     layer: str = "fast",
-    trec: bool = False,
+    trec: Union[bool, str] = False,
     spread: bool = False,
     level: Optional[object] = None,
     complete: bool = False,
@@ -252,7 +254,8 @@ def evaluate_files(
 ) -> Combined:
     """Evaluate the run file *run* against *qrels*, streaming by query (see the module docstring).
 
-    *trec* adds the values in trec_eval's order, *spread* each query's worst,
+    *trec* adds the values in trec_eval's order (or, a preset's name, in that
+    preset's: :mod:`tieaware.model.tie_presets`), *spread* each query's worst,
     best and variance, *level* trec_eval's counts at that relevance level;
     ``tie_break="trec_eval"`` makes the main values those in trec_eval's order.
     *qrels* may be a :class:`~tieaware.io.columns.Table` already read, *run* a
