@@ -490,7 +490,7 @@ class ArrayAPI:
         xp = self.xp
         lo = xp.astype(self._as(lo), xp.int64)
         hi = xp.astype(self._as(hi), xp.int64)
-        top = int(xp.max(xp.maximum(xp.reshape(hi, (-1,)), xp.reshape(lo, (-1,))))) if hi.size else 0
+        top = int(xp.max(xp.maximum(xp.reshape(hi, (-1,)), xp.reshape(lo, (-1,))))) if math.prod(hi.shape) else 0
         size = 1 << max(10, top.bit_length())
         parts = self._tables.get((name, size))
         if parts is None:

@@ -59,7 +59,7 @@ _LAZY = {
 }
 #: Public names that are another module's function under a clearer top-level name.
 _RENAMED = {"rbo_ranking": "from_string"}
-_LAYERS = ("reference", "fast", "proofs", "strategies", "check", "vectors", "dask")
+_LAYERS = ("reference", "fast", "proofs", "strategies", "check", "vectors", "dask", "metrics")
 
 __all__ = [
     "TieawareError",
