@@ -280,3 +280,31 @@ def test_pyterrier_side_by_side_without_installing():
     own = ir_measures.calc_aggregate([P @ 5], qrels, run)[P @ 5]
     assert table.loc[0, "P@5"] == own
     assert math.isclose(table.loc[0, "ta.P@5"], _ours([P @ 5], qrels, run)[P @ 5], rel_tol=1e-15)
+
+
+def test_runs_without_a_judged_query_give_ir_measures_defaults():
+    qrels = {"q1": {"a": 1}}
+    cases = [(qrels, {}), (qrels, {"zz": {"a": 1.0}}), ({}, {"zz": {"a": 1.0}}), (qrels, pd.DataFrame([], columns=["query_id", "doc_id", "score"]))]
+    measures = [P @ 5, AP, NumQ]
+    for q, r in cases:
+        theirs = ir_measures.calc_aggregate(measures, q, r)
+        per_query = list(ir_measures.iter_calc(measures, q, r))
+        ta.install()
+        try:
+            ours = ir_measures.calc_aggregate(measures, q, r)
+            assert list(ir_measures.iter_calc(measures, q, r)) == per_query
+        finally:
+            ta.uninstall()
+        assert {str(m): repr(v) for m, v in ours.items()} == {str(m): repr(v) for m, v in theirs.items()}  # nan == nan
+
+
+@needs_pyterrier
+def test_pyterrier_experiment_in_batches(installed):
+    """batch_size: PyTerrier evaluates a transformer's results batch by batch, each through ir_measures."""
+    qrels, run, _, topics, q, res_a, _ = _frames()
+    system = pt.Transformer.from_df(res_a)
+    measures = [AP, nDCG @ 10]
+    whole = pt.Experiment([res_a], topics, q, measures, names=["a"], perquery=True)
+    batched = pt.Experiment([system], topics, q, measures, names=["a"], perquery=True, batch_size=4)
+    key = ["qid", "measure"]
+    assert whole.sort_values(key)["value"].tolist() == batched.sort_values(key)["value"].tolist()

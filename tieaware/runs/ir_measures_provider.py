@@ -31,6 +31,7 @@ can sit beside ir_measures' ``P@5`` in one ``pt.Experiment``.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable, Iterator, Optional
 
 try:
@@ -42,6 +43,7 @@ except ImportError:  # pragma: no cover - exercised by hand: the message is the 
 
     raise TieawareError("tieaware.ir_measures needs ir_measures: pip install ir_measures") from None
 
+from tieaware.io.inputs import to_run
 from tieaware.model.errors import TieawareError
 from tieaware.model.exact import to_float
 from tieaware.model.names import Measure as TieawareMeasure
@@ -86,6 +88,12 @@ class TieawareEvaluator(IrmEvaluator):
         self.last_means: dict[Any, float] = {}
 
     def _evaluate(self, run: Any) -> Any:
+        run = to_run(run)
+        if not any(q in self.qrel_qids for q in run):
+            # No judged query in the run (PyTerrier evaluates an empty frame for topics without results): every judged
+            # query gets the default 0, as ir_measures' own providers give it; a mean over no query is NaN, as theirs.
+            self.last_means = {m: (0.0 if self.qrel_qids else math.nan if p.aggregate == "mean" else 0) for m, p in self._pairs}
+            return None
         ev = self._inner.evaluation(run)
         self.last_means = {m: self._mean(ev, m, p) for m, p in self._pairs}
         return ev
@@ -98,7 +106,7 @@ class TieawareEvaluator(IrmEvaluator):
 
     def _iter_calc(self, run: Any) -> Iterator[Any]:
         ev = self._evaluate(run)
-        for qid in ev.queries:
+        for qid in ev.queries if ev is not None else ():
             values = ev.per_query[qid]
             for m, parsed in self._pairs:
                 yield ir_measures.Metric(qid, m, to_float(values[str(parsed)]))
