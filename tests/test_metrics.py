@@ -1,11 +1,11 @@
 """tieaware.metrics: the numpy/array-API core equals evaluate_matrix, the brute force over orderings, and refuses bad input.
 
 - expected values: equal :func:`tieaware.evaluate_matrix` (the engine over the same
-  kernels) to 1e-12 on random tied batches of every float dtype, with masks,
+  kernels; and its exact Fractions to 4e-15) to 1e-12 on random tied batches of every float dtype, with masks,
   judged grades and every measure and parameter the core takes;
 - worst, best and expected: equal the minimum, maximum and mean of the ordinary
   measure (written out below, independently) over every ordering consistent
-  with the ties, on small rows;
+  with the ties, on small rows (fixed seeds and hypothesis-generated batches);
 - array-api-strict arrays give the numpy values, computed in array-api-strict;
 - ``import tieaware.metrics`` loads none of sympy, mpmath, tabulate, tqdm, hypothesis;
 - bad input: one TieawareError naming the argument, the row and the value.
@@ -53,6 +53,18 @@ def test_expected_values_equal_evaluate_matrix(seed, dtype):
     for m in MEASURES:
         assert ours[m].dtype == np.float64 and ours[m].shape == (len(scores),)
         np.testing.assert_allclose(ours[m], theirs[m], rtol=1e-12, atol=1e-15, err_msg=m)
+
+
+def test_expected_values_equal_the_exact_fractions_rounded():
+    # against evaluate_matrix's exact mode: each value within float accuracy of the Fraction
+    scores, labels = _batch(21, rows=15, dtype=np.float16)
+    measures = ["P@3", "R@3", "AP", "AP(norm=capped)@3", "RR", "RR@2", "Success@3", "nDCG@3", "nDCG(dcg='exp-log2')", "DCG@4"]
+    ours = metrics.evaluate(scores, labels, measures)
+    ev = tieaware.evaluate_matrix(scores, labels, " ".join(measures), exact=True)
+    for m in measures:
+        exact = [ev.per_query[str(i)][m] for i in range(len(scores))]
+        assert all(isinstance(v, Fraction) or not isinstance(v, float) for v in exact), m
+        np.testing.assert_allclose(ours[m], [tieaware.to_float(v) for v in exact], rtol=4e-15, atol=1e-16, err_msg=m)
 
 
 def test_cutoffs_inside_wide_ties_and_rows_of_distinct_scores():
@@ -286,3 +298,31 @@ def test_masked_cells_may_hold_anything():
     labels = np.array([[1.0, -3.0, 0.0]])
     mask = np.array([[True, False, True]])
     assert metrics.reciprocal_rank(scores, labels, mask=mask).tolist() == [1.0]
+
+
+# -- property: any small tied batch, every order, against the brute force ---------------------------------
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+_cells = st.integers(1, 6).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.lists(st.integers(0, 2), min_size=n, max_size=n), min_size=1, max_size=4),
+        st.lists(st.lists(st.integers(0, 3), min_size=n, max_size=n), min_size=1, max_size=4),
+    )
+)
+
+
+@given(_cells, st.sampled_from(BRUTE))
+def test_any_small_batch_equals_the_brute_force(cells, measure):
+    raw_scores, raw_labels = cells
+    rows = min(len(raw_scores), len(raw_labels))
+    scores = np.array(raw_scores[:rows], dtype=np.float32)
+    labels = np.array(raw_labels[:rows])
+    name, k = measure
+    text = f"{name}@{k}" if k else name
+    got = {o: metrics.evaluate(scores, labels, text, order=o)[text] for o in ("expected", "worst", "best")}
+    for i in range(rows):
+        values = [_ordinary(name, k, o, labels[i].tolist()) for o in _orderings(scores[i].tolist(), labels[i].tolist())]
+        assert got["worst"][i] == pytest.approx(min(values), abs=1e-12)
+        assert got["best"][i] == pytest.approx(max(values), abs=1e-12)
+        assert got["expected"][i] == pytest.approx(sum(values) / len(values), abs=1e-12)
