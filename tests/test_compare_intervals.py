@@ -21,6 +21,7 @@ import math
 import subprocess
 import sys
 import warnings
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -101,6 +102,25 @@ def test_system_and_pair_intervals_equal_brute_force(three, measure):
         assert x.counts.ties_range == (min(int((s == 0).sum()) for s in signs), max(int((s == 0).sum()) for s in signs))
 
 
+@pytest.mark.parametrize("measure", ["P@2", "AP", "RR"])
+def test_expected_counts_and_superiority_equal_brute_force(three, measure):
+    qrels, runs = three
+    out = compare_systems(qrels, runs, measure, test=None, ci=95, resamples=50, baseline="A")
+    queries = sorted(set(qrels) & set(runs["A"]))
+    n = len(queries)
+    for b in ("B", "C"):
+        va, vb = (per_query_outcomes(qrels, runs[s], measure, queries) for s in (b, "A"))
+        wins = ties = losses = Fraction(0)
+        for xs, ys in zip(va, vb):  # every ordering of each run equally likely, runs independent
+            total = len(xs) * len(ys)
+            wins += Fraction(sum(x > y for x in xs for y in ys), total)
+            ties += Fraction(sum(x == y for x in xs for y in ys), total)
+            losses += Fraction(sum(x < y for x in xs for y in ys), total)
+        x = out.intervals[measure].pairs[(b, "A")]
+        assert x.counts.expected == (wins, ties, losses)
+        assert x.superiority.mean == (wins + ties / 2) / n
+
+
 def test_rank_intervals_over_both_are_the_union_over_every_joint_tie_breaking(three):
     qrels, runs = three
     measure = "P@2"
@@ -140,7 +160,9 @@ def test_float_mode_gives_the_same_intervals(three):
                 (f.t.low, f.t.high, f.bootstrap.low, f.bootstrap.high), abs=1e-12)
         for key, e in exact.intervals[m].pairs.items():
             f = rough.intervals[m].pairs[key]
-            assert (e.superiority, e.counts) == (f.superiority, f.counts)
+            # float mode has no per-query distributions: no expectations (None), the same values and ranges
+            assert (e.superiority.value, e.superiority.low, e.superiority.high) == (f.superiority.value, f.superiority.low, f.superiority.high)
+            assert replace(e.counts, expected=None) == f.counts and f.superiority.mean is None
 
 
 def test_several_baselines_and_the_correction_across_them(three):

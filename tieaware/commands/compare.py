@@ -93,6 +93,8 @@ examples:
   tieaware compare qrels.txt runA.txt runB.txt --test t
   tieaware compare qrels.txt base.txt x.txt y.txt --test wilcoxon --baseline base.txt --correction holm
   tieaware compare qrels.txt *.run --test t --format latex --plot board.png
+  tieaware compare qrels.txt base.txt x.txt y.txt --ci 95 --baseline base.txt --test t --format html -o board.html
+  tieaware compare qrels.txt *.run --ci 95 --resamples 2000 --format csv -o board.csv
 See docs/uncertainty.md ("Significance")."""
 
 _VERDICT = {"every": "A > B for every tie-breaking", "some": "A > B for some tie-breakings", "none": "A > B for no tie-breaking"}

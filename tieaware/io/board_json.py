@@ -119,6 +119,10 @@ def _intervals(got: Any) -> dict[str, Any]:
                 "wins": x.counts.wins, "ties": x.counts.ties, "losses": x.counts.losses,
                 "wins_range": list(x.counts.wins_range), "ties_range": list(x.counts.ties_range),
                 "losses_range": list(x.counts.losses_range),
+                "expected_counts": None if x.counts.expected is None else [
+                    {"exact": str(v), "float": float(v)} for v in x.counts.expected],
+                "superiority_expected": None if x.superiority.mean is None else {
+                    "exact": str(x.superiority.mean), "float": float(x.superiority.mean)},
             }
             for x in got.pairs.values()
         ],

@@ -87,6 +87,9 @@ def records(c: Any, digits: int = 4) -> list[dict[str, Any]]:
                     "wins range": "{}-{}".format(*x.counts.wins_range), "ties range": "{}-{}".format(*x.counts.ties_range),
                     "losses range": "{}-{}".format(*x.counts.losses_range),
                 })
+                if x.counts.expected is not None:  # the expectations over tie-breakings (distributions known)
+                    row.update({"superiority expected": str(x.superiority.mean),
+                                **{f"{k} expected": str(v) for k, v in zip(("wins", "ties", "losses"), x.counts.expected)}})
             out.append(row)
     return out
 

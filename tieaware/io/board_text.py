@@ -158,7 +158,8 @@ INTERVAL_NOTE = (
     "over every tie-breaking (* certified: never too narrow; otherwise attained); rank: by expected mean, its interval over "
     "tie-breakings, over topic resampling (the {ci}% interval of its rank over the resamples), and over both (per resample "
     "the best and worst rank over tie-breakings); d_z: mean(A-B)/sd(A-B); P(A>B): share of queries where A > B, "
-    "ties counted half; W/T/L: queries A wins, ties, loses on expected values [ranges over tie-breakings]."
+    "ties counted half; W/T/L: queries A wins, ties, loses on expected values [ranges over tie-breakings] (E: expected counts over tie-breakings, "
+    "where every per-query distribution is known)."
 )
 _INTERVAL_HEAD = ["system", "rank", "t", "t over ties", "bootstrap", "bootstrap over ties"]
 _PAIR_HEAD = ["A", "B", "t", "t over ties", "bootstrap", "bootstrap over ties", "d_z [over ties]", "P(A>B) [over ties]", "W/T/L [over ties]"]
@@ -187,7 +188,10 @@ def share_cell(share: Any) -> str:
 def counts_cell(k: Any) -> str:
     """Win/tie/loss counts with their ranges: "2/1/1 [1-3/0-3/0-2]"."""
     ranges = "/".join(f"{lo}-{hi}" if lo != hi else f"{lo}" for lo, hi in (k.wins_range, k.ties_range, k.losses_range))
-    return f"{k.wins}/{k.ties}/{k.losses} [{ranges}]"
+    text = f"{k.wins}/{k.ties}/{k.losses} [{ranges}]"
+    if k.expected is not None:  # the expected counts over tie-breakings, when the distributions are known
+        text += " E " + "/".join(f"{float(v):.4g}" for v in k.expected)
+    return text
 
 
 def _system_rows(c: Any, m: str, got: Any, digits: int) -> list[list[str]]:

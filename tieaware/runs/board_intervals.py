@@ -20,7 +20,7 @@ The statistics and their arguments are in :mod:`tieaware.runs.intervals`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -126,6 +126,12 @@ def measure_intervals(
         supports = pair_supports(ca, cb, limit)
         signs = [query_signs(ca, x, cb, y, exact) for x, y in (("expected", "expected"), ("worst", "best"), ("best", "worst"))]
         zero = None if supports is None else [bool(np.any(s.values == 0)) for s in supports]
+        counts = iv.win_tie_loss(*signs, zero=zero)
+        share = iv.superiority(*signs)
+        if supports is not None:  # every per-query distribution known: the expectations over tie-breakings
+            wins, ties, losses = iv.expected_counts(supports)
+            counts = replace(counts, expected=(wins, ties, losses))
+            share = replace(share, mean=(wins + ties / 2) / n)
         out[(a, b)] = PairInterval(
             a=a,
             b=b,
@@ -137,8 +143,8 @@ def measure_intervals(
                 ci,
             ),
             dz=iv.cohens_dz(e, lo, hi, supports=supports, limit=limit),
-            superiority=iv.superiority(*signs),
-            counts=iv.win_tie_loss(*signs, zero=zero),
+            superiority=share,
+            counts=counts,
         )
     return MeasureIntervals(ci=ci, resamples=resamples, seed=seed, systems=systems, pairs=out)
 

@@ -65,6 +65,7 @@ __all__ = [
     "superiority",
     "WinTieLoss",
     "win_tie_loss",
+    "expected_counts",
     "RankIntervals",
     "rank_intervals",
 ]
@@ -403,6 +404,8 @@ class Share:
     value: Fraction
     low: Fraction
     high: Fraction
+    #: Its expectation over uniform tie-breakings, when the per-query distributions are known (else None).
+    mean: Optional[Fraction] = None
 
 
 def _signs(*arrays: Any) -> tuple[np.ndarray, ...]:
@@ -426,7 +429,7 @@ def superiority(expected: Any, low: Any, high: Any, zero: Optional[Any] = None) 
     low <= 0 <= high); this only shapes :func:`win_tie_loss`'s ranges.
 
     >>> superiority([1, 0, -1, 1], [1, -1, -1, 0], [1, 1, 0, 1])
-    Share(value=Fraction(5, 8), low=Fraction(3, 8), high=Fraction(7, 8))
+    Share(value=Fraction(5, 8), low=Fraction(3, 8), high=Fraction(7, 8), mean=None)
     """
     e, lo, hi = _signs(expected, low, high)
     n = len(e)
@@ -447,6 +450,24 @@ class WinTieLoss:
     wins_range: tuple[int, int]
     ties_range: tuple[int, int]
     losses_range: tuple[int, int]
+    #: The expected counts over uniform tie-breakings (E[wins], E[ties], E[losses]), when the distributions are known.
+    expected: Optional[tuple[Any, Any, Any]] = None
+
+
+def expected_counts(supports: Sequence[sig.Support]) -> tuple[Any, Any, Any]:
+    """(E[wins], E[ties], E[losses]) over independent per-query differences: Σ_q P(d_q > 0), P(d_q = 0), P(d_q < 0).
+
+    Exact (Fractions) when the supports' weights are.
+
+    >>> half = (Fraction(1, 2), Fraction(1, 2))
+    >>> expected_counts([sig.Support(np.array([0.0, 1.0]), half), sig.Support(np.array([-1.0]), (Fraction(1),))])
+    (Fraction(1, 2), Fraction(1, 2), Fraction(1, 1))
+    """
+    totals = [Fraction(0), Fraction(0), Fraction(0)]
+    for s in supports:
+        for v, w in zip(np.asarray(s.values, dtype=np.float64).tolist(), s.weights):
+            totals[0 if v > 0 else 1 if v == 0 else 2] += w
+    return totals[0], totals[1], totals[2]
 
 
 def win_tie_loss(expected: Any, low: Any, high: Any, zero: Optional[Any] = None) -> WinTieLoss:
@@ -459,7 +480,7 @@ def win_tie_loss(expected: Any, low: Any, high: Any, zero: Optional[Any] = None)
     not attained together: wins + ties + losses = n).
 
     >>> win_tie_loss([1, 0, -1, 1], [1, -1, -1, 0], [1, 1, 0, 1])
-    WinTieLoss(wins=2, ties=1, losses=1, wins_range=(1, 3), ties_range=(0, 3), losses_range=(0, 2))
+    WinTieLoss(wins=2, ties=1, losses=1, wins_range=(1, 3), ties_range=(0, 3), losses_range=(0, 2), expected=None)
     """
     e, lo, hi = _signs(expected, low, high)
     may_zero = (lo <= 0) & (hi >= 0) if zero is None else np.asarray(zero, dtype=bool) & (lo <= 0) & (hi >= 0)
