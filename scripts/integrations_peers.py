@@ -74,3 +74,39 @@ m.reset(); m.update(preds.reshape(2, 4), target2.reshape(2, 4)); ours2 = m.compu
 print("  the relevant documents moved to other places within their ties:")
 for name in tm2:
     print(f"  {name:8s} torchmetrics {tm2[name]:.4f}   tieaware {float(ours2[name]):.4f}")
+
+
+# A real SentenceTransformer built from a hand-made module (no weights): both evaluators through model.encode_*
+from sentence_transformers import SentenceTransformer
+
+WORDS = sorted(table)
+
+
+class Lookup(torch.nn.Module):
+    """A first module whose texts are single words with fixed embeddings."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding.from_pretrained(torch.tensor([table[w] for w in WORDS]))
+
+    def tokenize(self, texts, **kwargs):
+        return {"ids": torch.tensor([WORDS.index(t) for t in texts])}
+
+    def forward(self, features):
+        features["sentence_embedding"] = self.emb(features["ids"])
+        return features
+
+    def get_sentence_embedding_dimension(self):
+        return 2
+
+    def save(self, *a, **k):
+        pass
+
+
+model = SentenceTransformer(modules=[Lookup()], device="cpu")
+print("\na SentenceTransformer (hand-made module), documents a, b, c tied:")
+for rel in ("a", "c"):
+    kw = dict(mrr_at_k=[10], ndcg_at_k=[10], accuracy_at_k=[1], precision_recall_at_k=[1], map_at_k=[10])
+    st = STEvaluator(queries, {"a": "x", "b": "y", "c": "z", "e": "far"}, {"q1": {rel}}, **kw)(model)
+    ta = TAEvaluator(queries, {"a": "x", "b": "y", "c": "z", "e": "far"}, {"q1": {rel}}, **kw)(model)
+    print(f"  relevant {rel!r}: keys equal {list(st) == [k for k in ta if not k.endswith(('_worst', '_best'))]}; " + ", ".join(f"{k.split('_', 1)[1]} {st[k]:.4f} vs {ta[k]:.4f}" for k in st))

@@ -154,6 +154,8 @@ def test_evaluator_equals_sentence_transformers_definitions_on_untied_scores():
         assert value == pytest.approx(ref[metric], abs=1e-6), key  # float32 similarities: no ties here
     keys = {f"dev_cosine_{m}@{k}" for m, ks in (("accuracy", [1, 3]), ("precision", [1, 5]), ("recall", [1, 5]), ("mrr", [3, 10]), ("ndcg", [3, 10]), ("map", [10])) for k in ks}
     assert set(out) == keys | {k + "_worst" for k in keys} | {k + "_best" for k in keys}
+    plain = [k for k in out if not k.endswith(("_worst", "_best"))]  # sentence-transformers' order of the metrics
+    assert [k.split("_")[2].split("@")[0] for k in plain] == ["accuracy"] * 2 + ["precision"] * 2 + ["recall"] * 2 + ["ndcg"] * 2 + ["mrr"] * 2 + ["map"]
 
 
 def test_evaluator_on_ties_is_the_expectation_and_lies_in_its_range():

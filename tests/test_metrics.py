@@ -326,3 +326,13 @@ def test_any_small_batch_equals_the_brute_force(cells, measure):
         assert got["worst"][i] == pytest.approx(min(values), abs=1e-12)
         assert got["best"][i] == pytest.approx(max(values), abs=1e-12)
         assert got["expected"][i] == pytest.approx(sum(values) / len(values), abs=1e-12)
+
+
+def test_the_benchmark_runs_and_reports_its_target(capsys):
+    # tieaware bench --only metrics, quick: the report's lines (timings are recorded in docs/benchmarks.md, never asserted)
+    from tieaware.cli import main
+
+    assert main(["bench", "--quick", "--only", "metrics"]) == 0
+    out = capsys.readouterr().out
+    for text in ("numpy argsort + gather (tie-oblivious)", "tieaware.metrics.evaluate (tie-aware)", "target, at most 1.2x", "import tieaware.metrics in a fresh interpreter"):
+        assert text in out, text

@@ -128,10 +128,22 @@ class InformationRetrievalEvaluator:
         self.csv_headers = ["epoch", "steps"]
         self._csv_columns(self.score_function_names)
 
+    @property
+    def description(self) -> str:
+        """The evaluator's name in a model card, as sentence-transformers derives it."""
+        return "Information Retrieval"
+
+    def get_config_dict(self) -> dict[str, Any]:
+        """The arguments a model card lists (sentence-transformers' choice), and that the values are tie-aware."""
+        keys = ("truncate_dim", "query_prompt", "query_prompt_name", "corpus_prompt", "corpus_prompt_name")
+        config = {key: getattr(self, key) for key in keys if getattr(self, key) is not None}
+        config["ties"] = "expected over tie-breakings (tieaware)"
+        return config
+
     # -- the metric names, in sentence-transformers' order -------------------------------------------
 
     def _metric_ks(self) -> list[tuple[str, list[int]]]:
-        return [("accuracy", self.accuracy_at_k), ("precision", self.precision_recall_at_k), ("recall", self.precision_recall_at_k), ("mrr", self.mrr_at_k), ("ndcg", self.ndcg_at_k), ("map", self.map_at_k)]
+        return [("accuracy", self.accuracy_at_k), ("precision", self.precision_recall_at_k), ("recall", self.precision_recall_at_k), ("ndcg", self.ndcg_at_k), ("mrr", self.mrr_at_k), ("map", self.map_at_k)]
 
     def _csv_columns(self, names: list[str]) -> None:
         titles = {"accuracy": "Accuracy", "precision": "Precision", "recall": "Recall", "mrr": "MRR", "ndcg": "NDCG", "map": "MAP"}
