@@ -148,6 +148,30 @@ def test_rank_intervals_over_both_are_the_union_over_every_joint_tie_breaking(th
         assert got[s].rank_both[1] >= max(standing.worst_rank, got[s].rank_topics[1])
 
 
+def test_rank_intervals_over_topics_are_the_order_statistics_of_the_expected_ranks(three):
+    qrels, runs = three
+    out = compare_systems(qrels, runs, "AP", test=None, ci=80, resamples=RESAMPLES)
+    queries = sorted(set(qrels) & set(runs["A"]))
+    counts = np.concatenate(list(iv.Resamples(len(queries), RESAMPLES, out.seed).blocks()))
+    expected = {s: [math.fsum(map(float, v)) / len(v) for v in per_query_outcomes(qrels, runs[s], "AP", queries)] for s in runs}
+    M = np.column_stack([counts @ np.round(np.array(expected[s]) * 2.0**40) for s in runs])
+    ranks = np.sort(1 + (M[:, None, :] > M[:, :, None]).sum(axis=2), axis=0)
+    drop = int(math.floor(RESAMPLES * 0.2 / 2))
+    for j, s in enumerate(runs):
+        assert out.intervals["AP"].systems[s].rank_topics == (int(ranks[drop, j]), int(ranks[RESAMPLES - 1 - drop, j]))
+
+
+def test_the_streamed_leaderboard_gives_the_same_intervals(three, files):
+    from tieaware.runs.board_stream import compare_systems_files
+
+    qrels, runs = three
+    whole = compare_systems(qrels, runs, "AP P@2", test="t", ci=95, resamples=RESAMPLES, baseline="A")
+    names = {"A": "a.run", "B": "b.run", "C": "c.run"}
+    streamed = compare_systems_files(files / "qrels", {s: files / f for s, f in names.items()}, "AP P@2", test="t", ci=95,
+                                     resamples=RESAMPLES, baseline="A", jobs=2, partitions=3)
+    assert streamed.intervals == whole.intervals
+
+
 def test_float_mode_gives_the_same_intervals(three):
     qrels, runs = three
     exact = compare_systems(qrels, runs, "AP P@2", test=None, ci=95, resamples=RESAMPLES)

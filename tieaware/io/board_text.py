@@ -94,7 +94,8 @@ def render(c: Any, fmt: str, digits: int) -> str:
         if got is not None:
             lines.append("")
             lines.append(f"{m}: pairs, {got.ci:g}% intervals and effect sizes" if fmt != "markdown" else f"### {m}: pairs, effect sizes")
-            lines.append(tabulate(_pair_rows(c, m, got, digits), headers=_PAIR_HEAD, tablefmt=tablefmt, disable_numparse=True))
+            head = [h.replace("d_z", "$d_z$") for h in _PAIR_HEAD] if fmt == "latex" else _PAIR_HEAD
+            lines.append(tabulate(_pair_rows(c, m, got, digits), headers=head, tablefmt=tablefmt, disable_numparse=True))
     lines.append("")
     lines.append(
         "min/max: over every tie-breaking; rank range: best and worst rank over every tie-breaking of every system; "

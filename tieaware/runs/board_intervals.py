@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 import numpy as np
 
@@ -80,7 +81,10 @@ def query_signs(ca: Column, which_a: str, cb: Column, which_b: str, exact: bool)
     if exact:
         x, y = getattr(ca, which_a), getattr(cb, which_b)
         for q in np.flatnonzero(np.abs(ca.floats(which_a) - cb.floats(which_b)) <= 1e-9).tolist():
-            out[q] = sign_near(lambda: difference(x[q], y[q]), 0.0)
+            if isinstance(x[q], Fraction) and isinstance(y[q], Fraction):
+                out[q] = (x[q] > y[q]) - (x[q] < y[q])  # most near-zero differences are equal Fractions
+            else:
+                out[q] = sign_near(lambda: difference(x[q], y[q]), 0.0)
     return out
 
 
