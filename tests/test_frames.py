@@ -159,3 +159,19 @@ def test_compare_systems_long_frames_hold_each_runs_values():
         ]
     polars = c.to_polars()
     assert polars.columns == list(frame.columns) and polars["value"].to_list() == frame["value"].tolist()
+
+
+def test_eval_csv_with_spread_and_from_stdin(tmp_path, capsys, monkeypatch):
+    qrels, run = _inputs(tmp_path, "text")
+    assert main(["eval", qrels, run, "-m", "AP P@2", "-q", "--spread", "--format", "csv"]) == 0
+    rows = {(r["qid"], r["measure"]): r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    # By hand: q1 is a, then b (0) and c (2) in either order, then d; num_rel 3 (a, c, x).  b first: AP (1 + 2/3)/3
+    # = 5/9, P@2 1/2; c first: AP 2/3, P@2 1.  q2: a (1) and b tie, num_rel 1: AP 1 or 1/2, P@2 1/2 either way.
+    want = {
+        ("q1", "AP"): (5 / 9, 2 / 3), ("q1", "P@2"): (1 / 2, 1.0), ("q2", "AP"): (1 / 2, 1.0), ("q2", "P@2"): (1 / 2, 1 / 2),
+        ("all", "AP"): (19 / 36, 5 / 6), ("all", "P@2"): (1 / 2, 3 / 4),
+    }  # fmt: skip
+    assert {key: (float(rows[key]["min"]), float(rows[key]["max"])) for key in want} == want
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(RUN.encode())))
+    assert main(["eval", qrels, "-", "-m", "AP", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "stdin,all,AP,0.6805555555555556,49/72,0.5833333333333334"

@@ -178,7 +178,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         choices=FORMATS,
         default="table",
         help="output format (default: table); csv and parquet: PyTerrier's long rows name,qid,measure,value "
-        "(tie-aware), exact, trec_eval (its order's value), per query with -q, then the means as qid 'all'; "
+        "(tie-aware), exact, trec_eval (its order's value), with --spread min and max, per query with -q, "
+        "then the means as qid 'all'; "
         "parquet is written to stdout (redirect it to a file)",
     )
     parser.add_argument("--float", action="store_true", help="fast float arithmetic instead of exact values")
@@ -283,18 +284,23 @@ def _write_long(r: _Report, args: argparse.Namespace) -> None:
 
     from tieaware.io import frames
 
-    name = os.path.basename(str(args.run_file)) if args.run_file is not None else "sample.run"
+    name = {None: "sample.run", "-": "stdin"}.get(args.run_file) or os.path.basename(str(args.run_file))
     names = [str(m) for m in r.tied.measures]
     queries = list(r.tied.queries) if args.per_query else []
     rows = frames.long_rows(name, queries, r.tied.per_query, names)
     rows += [(name, "all", m, r.tied.mean[m]) for m in names]
-    trec = [r.trec.per_query[q][m] for q in queries for m in names] + [r.trec.mean[m] for m in names]
+    extra = [(r.broken, [r.trec.per_query[q][m] for q in queries for m in names] + [r.trec.mean[m] for m in names])]
+    if r.spread:  # --spread: the smallest and largest value over every tie-breaking (of the mean, on the 'all' rows)
+        stats = r.tied.per_query_spread or {}
+        for column, worst, mean_key in (("min", "worst", "min_mean"), ("max", "best", "max_mean")):
+            values = [getattr(stats[q][m], worst) for q in queries for m in names]
+            extra.append((column, values + [getattr(r.spread[m], mean_key) for m in names]))
     if args.format == "csv":
-        sys.stdout.write(frames.to_csv(rows, [(r.broken, trec)]))
+        sys.stdout.write(frames.to_csv(rows, extra))
         return
     if sys.stdout.isatty():
         raise bad("--format", "parquet", "writes binary to stdout: redirect it to a file (> results.parquet)")
-    data = frames.to_parquet(rows, [(r.broken, trec)])
+    data = frames.to_parquet(rows, extra)
     sys.stdout.flush()
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
