@@ -22,6 +22,17 @@ for dt_t, dt_n in ((torch.float16, np.float16), (torch.bfloat16, None), (torch.f
             d = float(np.max(np.abs(ours[m].numpy() - ref[m])))
             worst = max(worst, d)
     print(dt_t, "max |torch - numpy| over", len(ours), "measures x 3 orders:", f"{worst:.1e}")
+# cutoff measures only: torch's topk path (rows shorter than k, ties at the cut)
+mask2 = mask.copy()
+mask2[:20] = False
+mask2[:20, :3] = True
+cut_measures = "nDCG@10 RR@10 R@20 P@5 AP@10 Success@3"
+gap = 0.0
+for order in ("expected", "worst", "best"):
+    a = metrics.evaluate(torch.tensor(scores).to(torch.float16), torch.tensor(labels), cut_measures, mask=torch.tensor(mask2), order=order)
+    b = metrics.evaluate(scores.astype(np.float16), labels, cut_measures, mask=mask2, order=order)
+    gap = max(gap, max(float(np.max(np.abs(a[m].numpy() - b[m]))) for m in a))
+print(f"cutoff measures only (torch.topk), float16, 3 orders: max |torch - numpy| {gap:.1e}")
 # bfloat16 ties: 1.0 and 1.0039 are one bfloat16 value
 x = torch.tensor([[1.0, 1.0039, 0.5]])
 print("bfloat16 tie:", metrics.reciprocal_rank(x.to(torch.bfloat16), [{0}]).tolist(), "float32:", metrics.reciprocal_rank(x, [{0}]).tolist())

@@ -4,8 +4,8 @@ A measure at cutoff k reads only the tie groups that start within the top k
 (and, for R and AP, each row's number of relevant documents).  So each row
 is cut at its k-th best score *v*, keeping every cell scoring >= v: the tie
 group at the cut stays whole.  numpy selects those cells with
-``argpartition`` (O(N) a row); other libraries sort their rows (the array
-API standard has no partition), on their device.  The block is as wide as
+``argpartition`` (O(N) a row), torch with its ``topk``; other libraries sort
+their rows (the array API standard has no partition), on their device.  The block is as wide as
 the widest row's cells >= v; narrower rows are padded (``valid`` False).
 
 Within the block, a group starts where the score changes (for the worst and
@@ -91,6 +91,8 @@ def _select(b: Batch, depth: Optional[int]) -> tuple[Any, Any, Any]:
     rows, width = s.shape
     if b.numpy and depth is not None and depth < width:
         return _select_numpy(s, depth)
+    if depth is not None and depth < width and _is_torch(xp):
+        return _select_torch(s, depth)
     order = _stable_desc(xp, b.numpy, s)
     values = xp.take_along_axis(s, order, axis=1)
     if depth is None or depth >= width:
@@ -99,6 +101,26 @@ def _select(b: Batch, depth: Optional[int]) -> tuple[Any, Any, Any]:
     valid = (values >= cut) & (values > -xp.inf)
     wide = int(xp.max(xp.sum(xp.astype(valid, xp.int64), axis=1)))
     return order[:, :wide], values[:, :wide], valid[:, :wide]
+
+
+def _is_torch(xp: Any) -> bool:
+    import array_api_compat
+
+    return bool(array_api_compat.is_torch_namespace(xp))
+
+
+def _select_torch(s: Any, depth: int) -> tuple[Any, Any, Any]:
+    """_select by torch's own ``topk`` (no full sort, on the tensors' device): once to find the cut, again if ties there reach past it."""
+    import torch
+
+    values, order = torch.topk(s, depth, dim=1, largest=True, sorted=True)
+    cut = values[:, -1:]
+    size = torch.count_nonzero((s >= cut) & (s > -torch.inf), dim=1)
+    wide = int(size.max())
+    if wide > depth:
+        values, order = torch.topk(s, wide, dim=1, largest=True, sorted=True)
+    valid = (values >= cut) & (values > -torch.inf)
+    return order, values, valid
 
 
 def _select_numpy(s: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
