@@ -56,3 +56,22 @@ def test_an_exp2_gain_implementation_is_named_not_a_crash():
     result = implementation(_exp2_ndcg, "nDCG@5", max_examples=20)
     assert result.convention == result.conforms_as == "nDCG(dcg='exp-log2')@5"
     assert result.cause == "convention"
+
+
+def _implicit_like_precision(scores, labels):
+    """A user with no relevant item is skipped (a convention: norel=skip), and K past the catalogue pads with
+    item ids that count as hits (a bug no convention explains), as implicit's ranking_metrics_at_k did."""
+    if not any(x >= 1 for x in labels):
+        return None
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])[:5]
+    hits = sum(1 for i in order if labels[i] >= 1) + max(0, 5 - len(scores))
+    return hits / min(5, sum(1 for x in labels if x >= 1))
+
+
+def test_the_counterexample_is_the_smallest_failure_no_convention_explains():
+    """Not the skipped empty query (norel=skip explains it) but the padded catalogue."""
+    result = implementation(_implicit_like_precision, "P@5", max_examples=0)
+    cex = result.counterexample
+    assert not result.ok and result.convention is None
+    assert any(x >= 1 for x in cex.labels) and cex.got is not None and cex.got > 1
+    assert (cex.scores, cex.labels, cex.got) == ((1.0,), (1,), 5.0)

@@ -169,3 +169,25 @@ def test_cli_eval_rejects_an_unknown_preset(files, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["eval", *files, "--tie-break", "galago"])
     assert exit_.value.code == 2
+
+
+def test_cli_compare_tie_break_puts_each_runs_library_number_beside_the_comparison(files, tmp_path, capsys):
+    qrels, run_a = files
+    run_b = tmp_path / "b.txt"
+    run_b.write_text("q1 Q0 c 1 3.0 r\nq1 Q0 a 2 1.0 r\nq2 Q0 a 3 1.0 r\nq2 Q0 b 2 1.0 r\n")
+    assert main(["compare", qrels, run_a, str(run_b), "-m", "RR", "--tie-break", "sentence-transformers", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    broken = data["measures"]["RR"]["tie_break"]
+    assert data["tie_break"] == "sentence-transformers"
+    # A: q1 c third (docno ascending), q2 b third; B: q1 c alone on top, q2 a before b
+    assert (broken["mean_a"]["exact"], broken["mean_b"]["exact"], broken["difference"]["exact"]) == ("1/3", "3/4", "-5/12")
+    assert data["measures"]["RR"]["mean_a"]["exact"] == "15/32"  # the tie-aware comparison is unchanged
+    assert main(["compare", qrels, run_a, str(run_b), "-m", "RR", "--tie-break", "mteb"]) == 0
+    out = capsys.readouterr().out
+    assert "A (mteb)" in out and "A-B (mteb)" in out
+
+
+def test_cli_compare_tie_break_is_for_two_runs(files, tmp_path, capsys):
+    qrels, run_a = files
+    assert main(["compare", qrels, run_a, run_a, run_a, "--tie-break", "mteb"]) == 2
+    assert "--tie-break applies to two runs" in capsys.readouterr().err

@@ -31,7 +31,7 @@ from tieaware.model.errors import TieawareError
 from tieaware.model.names import MEASURES, NOREL, NORMS, Measure, parse
 from tieaware.model.ranking import label
 
-__all__ = ["candidates", "search", "describe", "USERS", "MAX_CHANGES"]
+__all__ = ["candidates", "search", "describe", "unexplained", "USERS", "MAX_CHANGES"]
 
 #: At most this many parameters differ from the measure asked for.
 MAX_CHANGES = 2
@@ -138,6 +138,37 @@ def search(judge: Any, cases: Sequence[Case], labels: Sequence[Any]) -> Optional
         if all(_agrees(judge, oracle, case, got) for case, got in answers):
             return c
     return None
+
+
+def unexplained(judge: Any, cases: Sequence[tuple[Case, str]], labels: Sequence[Any]) -> Any:
+    """The first failing input (in the order given: smallest first) whose answer neither the measure nor any
+    known convention of it gives, as a counterexample; None when every failure has some convention's value.
+
+    When no single convention explains every answer, the smallest failing input is often one a convention
+    explains (an empty query skipped); the failure worth showing is the smallest that none explains.
+    """
+    oracles = []
+    for c in candidates(judge.oracle.measure, labels):
+        try:
+            oracles.append(judge.oracle.like(c))
+        except ValueError:
+            continue
+    for case, phase in cases:
+        cex = judge.check(case, phase)
+        if cex is None or cex.exception is not None:
+            continue
+        if not any(_explains(judge, oracle, case, cex.got) for oracle in oracles):
+            return cex
+    return None
+
+
+def _explains(judge: Any, oracle: Any, case: Case, got: Any) -> bool:
+    """Does *oracle*'s measure have the value *got* on *case* (False where it has no value)?"""
+    try:
+        expected = oracle.expected(case)
+    except TieawareError:
+        return False
+    return judge.close(got, expected)
 
 
 def _agrees(judge: Any, oracle: Any, case: Case, got: Any) -> bool:

@@ -439,6 +439,8 @@ def profile_check(
         else:
             convention = None  # type: ignore[assignment]
             definition_bug = True
+            if first.exception is None:  # show the failure itself, not one a known convention explains
+                first = _convention.unexplained(judge, [(c, phase) for c, phase in defining], values) or first
 
     # 3. every phase, each to its first failure (tied and untied apart), against the measure it computes
     half_cases = [c for c, phase in fixed if _has_half(c)]

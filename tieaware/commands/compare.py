@@ -31,6 +31,8 @@ from tieaware.runs.comparison import MAX_SUPPORT, Comparison, compare_runs_prepa
 from tieaware.runs.stream import check_jobs, compare_runs_files
 from tieaware.model.errors import bad
 from tieaware.runs.evaluate import LAYERS
+from tieaware.runs.broken import broken_means
+from tieaware.model.tie_presets import NAMES as TIE_PRESETS
 from tieaware.io.exact_print import decimal, nearest_float
 from tieaware.model.exact import is_rational, to_exact_string
 from tieaware.runs.leaderboard import ALPHA, DRAW_BUDGET, FORMATS, MIN_DRAWS, SAMPLES
@@ -131,6 +133,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help=f"largest exact convolution, in values, before the normal approximation (default: {MAX_SUPPORT:,})",
     )
     parser.add_argument("--layer", choices=LAYERS, default="fast", help="fast (default) or reference (small inputs)")
+    parser.add_argument(
+        "--tie-break",
+        choices=TIE_PRESETS,
+        default=None,
+        metavar="RULE|LIBRARY",
+        help="two runs: also each run's mean and the difference with ties broken as RULE or LIBRARY does (mteb, "
+        "sentence-transformers, trec_eval, docno-asc, input, ...; eval --help lists them), the numbers that library reports",
+    )
     add_jobs(parser)
     tests = parser.add_argument_group("significance (leaderboard output)")
     tests.add_argument("--test", choices=TESTS, help="paired significance test on every pair (default: none)")
@@ -282,7 +292,10 @@ def run(args: argparse.Namespace) -> int:
     if args.max_support < 1:
         raise bad("--max-support", args.max_support, "must be an int >= 1")
     _check_output(args)
+    tie_break = getattr(args, "tie_break", None)
     if _leaderboard_wanted(args):
+        if tie_break is not None:
+            raise bad("--tie-break", tie_break, "applies to two runs without a leaderboard option (the table and json of A against B)")
         return _systems(args)
     # Read as columns and evaluated as eval does (tieaware.runs.comparison.compare_runs_prepared):
     # the vectorised engines in float mode, group summaries counted in numpy in exact mode.
@@ -299,9 +312,11 @@ def run(args: argparse.Namespace) -> int:
             qrels, args.run_a, args.run_b, args.measures, layer=args.layer, exact=not args.float, max_support=args.max_support, jobs=jobs
         )
         skipped = sorted(set(ev_a.queries) ^ set(ev_b.queries))
+        shared = [q for q in ev_a.queries if q in set(ev_b.queries)]
+        sources, prepared = (args.run_a, args.run_b), False
     else:
-        prepared_a = prepare(qrels, read_table(args.run_a, "run", progress=True), trec_order=False)
-        prepared_b = prepare(qrels, read_table(args.run_b, "run", progress=True), trec_order=False)
+        prepared_a = prepare(qrels, read_table(args.run_a, "run", progress=True), trec_order=tie_break or False)
+        prepared_b = prepare(qrels, read_table(args.run_b, "run", progress=True), trec_order=tie_break or False)
         rows = prepared_a.rows + prepared_b.rows
         if not args.float and rows > LARGE_EXACT:
             _note_exact(f"{rows:,}")
@@ -315,11 +330,17 @@ def run(args: argparse.Namespace) -> int:
             max_support=args.max_support,
         )
         skipped = sorted(set(prepared_a.qids) ^ set(prepared_b.qids))
+        shared = [q for q in prepared_a.qids if q in set(prepared_b.qids)]
+        sources, prepared = (prepared_a, prepared_b), True
+    broken = None
+    if tie_break is not None:  # the library's numbers, over the same shared queries
+        options = dict(qrels=qrels, prepared=prepared, exact=not args.float, layer=args.layer, jobs=jobs)
+        broken = tie_break, [broken_means(s, args.measures, tie_break, shared, **options) for s in sources]  # type: ignore[arg-type]
     title = f"A = {args.run_a}, B = {args.run_b}, qrels {args.qrels}: {results[0].queries} shared queries"
     if skipped:
         title += f"; {len(skipped)} in only one run skipped"
     title += f" ({'exact' if not args.float else 'float'})"
-    text = _json(title, results, args) if args.format == "json" else _table(title, results, args.digits)
+    text = _json(title, results, args, broken) if args.format == "json" else _table(title, results, args.digits, broken)
     _emit(text, args)
     return 0
 
@@ -342,10 +363,12 @@ def _rereadable(path: str) -> bool:
     return path != "-" and os.path.isfile(path)
 
 
-def _table(title: str, results: list[Comparison], digits: int) -> str:
+def _table(title: str, results: list[Comparison], digits: int, broken: Any = None) -> str:
     from tabulate import tabulate
 
     head = ["measure", "mean A", "mean B", "E[A-B]", "min A-B", "max A-B", "sd (ties)", "A > B", "P(A > B)"]
+    if broken is not None:
+        head += [f"A ({broken[0]})", f"B ({broken[0]})", f"A-B ({broken[0]})"]
     body = []
     for c in results:
         body.append(
@@ -360,6 +383,7 @@ def _table(title: str, results: list[Comparison], digits: int) -> str:
                 c.verdict,
                 ("≈" if c.method == "normal" else "") + decimal(c.p_greater, digits),
             ]
+            + ([] if broken is None else [decimal(x, digits) for x in _broken_row(broken, c.measure)])
         )
     notes = [f"{c.measure}: {_VERDICT[c.verdict]}; P(A > B) {c.note}" for c in results]
     table = tabulate(body, headers=head, disable_numparse=True, colalign=("left",) + ("right",) * (len(head) - 1))
@@ -367,7 +391,18 @@ def _table(title: str, results: list[Comparison], digits: int) -> str:
         "min/max: over every tie-breaking of both runs (queries independent); "
         "sd (ties): standard deviation of the mean difference due to ties."
     )
+    if broken is not None:
+        footer += (
+            f"\nA ({broken[0]}), B ({broken[0]}): each run's mean with ties broken as {broken[0]} does, the number it "
+            "reports; A-B: their difference, one tie-breaking among those min/max bound."
+        )
     return "\n".join([title, table, footer] + notes)
+
+
+def _broken_row(broken: Any, measure: str) -> list[Any]:
+    """A's and B's means in the preset's order, and A - B."""
+    a, b = broken[1][0][measure], broken[1][1][measure]
+    return [a, b, a - b]
 
 
 def _value(value: Any, digits: int, exact: bool) -> dict[str, Any]:
@@ -380,9 +415,9 @@ def _value(value: Any, digits: int, exact: bool) -> dict[str, Any]:
     return out
 
 
-def _json(title: str, results: list[Comparison], args: argparse.Namespace) -> str:
+def _json(title: str, results: list[Comparison], args: argparse.Namespace, broken: Any = None) -> str:
     exact = not args.float
-    out = {
+    out: dict[str, Any] = {
         "title": title,
         "exact": exact,
         "queries": results[0].queries,
@@ -402,4 +437,11 @@ def _json(title: str, results: list[Comparison], args: argparse.Namespace) -> st
             for c in results
         },
     }
+    if broken is not None:
+        out["tie_break"] = broken[0]
+        for c in results:
+            a, b, difference = _broken_row(broken, c.measure)
+            out["measures"][c.measure]["tie_break"] = {
+                "mean_a": _value(a, args.digits, exact), "mean_b": _value(b, args.digits, exact), "difference": _value(difference, args.digits, exact),
+            }
     return json.dumps(out, indent=2)
