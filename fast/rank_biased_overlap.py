@@ -35,7 +35,7 @@ from tieaware.model.rbo_input import BOUNDS, Groups, RBOBounds, bound_name, rbo_
 from tieaware.fast import rbo_kernels as K  # looked up when called: the kernels tieaware prove proves
 from tieaware.fast.rbo_kernels import DepthTerms, RootTerm, Span, Tail
 
-__all__ = ["rbo", "rbo_bounds", "rbo_expected", "rbo_expected_bounds", "RBOBounds"]
+__all__ = ["rbo", "rbo_bounds", "rbo_expected", "rbo_expected_bounds", "RBOBounds", "group_spans", "direct_tail"]
 
 
 def rbo(S: Any, L: Any, p: Any, *, variant: str = "a", bound: str = "ext", exact: bool = True) -> Any:
@@ -113,7 +113,8 @@ class _Depth(NamedTuple):
     unique_crossing: int  # items of L missing from S, in L's crossed group
 
 
-def _spans(groups: Groups) -> list[tuple[int, int]]:
+def group_spans(groups: Groups) -> list[tuple[int, int]]:
+    """The (first, last) rank of each tie group, 1-based."""
     spans, top = [], 1
     for g in groups:
         spans.append((top, top + len(g) - 1))
@@ -125,7 +126,7 @@ def _scan(S: Groups, L: Groups) -> Iterator[_Depth]:
     S_items = {e for g in S for e in g}
     L_items = {e for g in L for e in g}
     shared = S_items & L_items
-    spans = (_spans(S), _spans(L))
+    spans = (group_spans(S), group_spans(L))
     unique = [sum(1 for e in g if e not in S_items) for g in L]
     # state[r][e]: 0 inactive, 1 crossing, 2 active, in ranking r (0 = S, 1 = L)
     state: tuple[dict[Any, int], dict[Any, int]] = ({e: 0 for e in shared}, {e: 0 for e in shared})
@@ -271,7 +272,7 @@ def _float(terms: _Terms, p: float) -> RBOBounds:
     # Every bound, RES included, is summed from its own non-negative terms
     # with math.fsum, so no bound is the difference of two nearly equal
     # numbers: RES is not MAX - MIN, and MIN's tail Σ_{d>l} p^d/d is summed
-    # directly instead of as -ln(1-p) minus the harmonic part (see _direct_tail).
+    # directly instead of as -ln(1-p) minus the harmonic part (see direct_tail).
     weight = (1 - p) / p
     values = []
     parts_of: dict[str, list[float]] = {bound: [] for bound in BOUNDS}
@@ -293,18 +294,18 @@ def _float(terms: _Terms, p: float) -> RBOBounds:
                 geometric, _, _ = K.series_tail(float(piece.a), 0, piece.start, p)
                 parts.append(_root((geometric * p**piece.start, piece.radicands)))
             else:
-                parts.append(_direct_tail(piece.start, p, float(piece.a), float(piece.b)))
+                parts.append(direct_tail(piece.start, p, float(piece.a), float(piece.b)))
         values.append(math.fsum(parts) * weight)
     return RBOBounds(*values)
 
 
-#: Past this many terms _direct_tail switches to closed forms (only when p > 1 - 1e-5).
+#: Past this many terms direct_tail switches to closed forms (only when p > 1 - 1e-5).
 _SERIES_TERMS = 4_000_000
 #: Terms summed per numpy chunk.
 _CHUNK = 1 << 16
 
 
-def _direct_tail(start: int, p: float, a: float, b: float) -> float:
+def direct_tail(start: int, p: float, a: float, b: float) -> float:
     """Σ_{d >= start} (a·d + b)/d · p^d, for a·d + b >= 0 at every d >= start.
 
     (a, b) = (0, X_l) is MIN's tail X_l·Σ p^d/d and (1, -X_l) RES's tail.  The
@@ -315,7 +316,7 @@ def _direct_tail(start: int, p: float, a: float, b: float) -> float:
     _SERIES_TERMS, and there the closed form is used, which then cancels by
     less than a factor ln(1/(1-p))/ln(start) (docs/rbo.md).
 
-    >>> _direct_tail(1, 0.5, 0.0, 1.0) == math.log(2)
+    >>> direct_tail(1, 0.5, 0.0, 1.0) == math.log(2)
     True
     """
     log_p = math.log(p)

@@ -50,7 +50,7 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.fast import rbo_kernels as K
-from tieaware.fast.rank_biased_overlap import _spans, rbo_expected_bounds  # _spans: ranks t..b of each group
+from tieaware.fast.rank_biased_overlap import group_spans, rbo_expected_bounds  # group_spans: ranks t..b of each group
 from tieaware.model.params import flag, probability
 from tieaware.model.rbo_input import Groups, Item, bound_name, rbo_pair
 
@@ -226,7 +226,7 @@ def _variance(S: Groups, L: Groups, p: Any, bound: str, one: Any) -> Any:
         scale = math.lcm(*(w.denominator for w in weights))
         weights = [Fraction(int(w * scale)) for w in weights]
     tails = _Tails(weights, one)
-    spans_S, spans_L = _spans(S), _spans(L)
+    spans_S, spans_L = group_spans(S), group_spans(L)
     group_L = {e: j for j, g in enumerate(L) for e in g}
     cells: dict[tuple[int, int], int] = {}  # (S group, L group) -> shared items
     for i, g in enumerate(S):

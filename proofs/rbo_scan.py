@@ -21,7 +21,7 @@ from sympy import Sum, Symbol
 
 from tieaware.fast import rank_biased_overlap as fast_rbo
 from tieaware.fast.rbo_kernels import Span, Tail
-from tieaware.proofs.theorem import ProofFailure, _is_zero
+from tieaware.proofs.theorem import ProofFailure, is_zero
 
 __all__ = [
     "small_rankings",
@@ -341,6 +341,6 @@ def check_pair(S: Sequence[Any], L: Sequence[Any], terms_of: Callable[..., Any],
                 series = series_value(want[bound], f + 1, SCAN_P)
                 value = getattr(values, bound)
                 value = sympy.Rational(value.numerator, value.denominator) if isinstance(value, Fraction) else value
-                if not _is_zero(value - series):
+                if not is_zero(value - series):
                     raise ProofFailure(f"{variant}-{bound.upper()} of S={S}, L={L}, p = {SCAN_P}: fast {value}, the series {series}")
     return checked

@@ -42,6 +42,7 @@ __all__ = [
     "same",
     "decided",
     "Tex",
+    "is_zero",
 ]
 
 GENERAL = "general"
@@ -187,7 +188,8 @@ def _check(name: str) -> tuple[str, Result]:
     return name, THEOREMS[name]()
 
 
-def _is_zero(expr: Any) -> bool:
+def is_zero(expr: Any) -> bool:
+    """Whether sympy shows *expr* is 0: cheap canonical forms first, simplify() last."""
     # Cheap canonical forms first; simplify() only when they do not settle it.
     expr = sympy.sympify(expr)
     if expr == 0:
@@ -221,7 +223,7 @@ def same(derived: Any, claimed: Any, what: str, *, polynomial: bool = False) -> 
             return
         if sympy.expand(n1 * d2 - n2 * d1) == 0:
             return
-    elif _is_zero(derived - claimed):
+    elif is_zero(derived - claimed):
         return
     raise ProofFailure(f"{what}: derived {derived}, but fast gives {claimed} (difference {sympy.simplify(derived - claimed)})")
 

@@ -112,7 +112,7 @@ def prove_set_measures(measures: Any = None) -> str:
 
 
 def _each(r: list) -> list:
-    from tieaware.reference.trec_eval_measures import _each as each
+    from tieaware.reference.trec_eval_measures import each_ordering as each
 
     return each(r)
 

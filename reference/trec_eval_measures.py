@@ -65,6 +65,7 @@ __all__ = [
     "ELEVEN_POINTS",
     "INFAP_EPSILON",
     "GEO_MEAN_FLOOR",
+    "each_ordering",
 ]
 
 #: trec_eval's default recall levels for iprec_at_recall and 11pt_avg: 0, 0.1, ..., 1.
@@ -90,7 +91,7 @@ def _value(x: Any) -> Any:
     return _NONPOOL if x == _NONE else x
 
 
-def _each(r: Ranking) -> list[list[Any]]:
+def each_ordering(r: Ranking) -> list[list[Any]]:
     """Every ordering of *r*, each as trec_eval's list of relevance values."""
     return [[_value(x) for x in o] for o in orderings(_codes(r))]
 
@@ -124,7 +125,7 @@ def counts_of(o: Codes, rel: Fraction) -> tuple[int, int, int, int]:
 
 
 def _per_ordering(r: Ranking, fn: Callable[[list[Any]], Any], exact: bool) -> Exact:
-    return _out(_mean([fn(o) for o in _each(r)]), exact)
+    return _out(_mean([fn(o) for o in each_ordering(r)]), exact)
 
 
 def retrieved(r: Ranking, *, exact: bool = True) -> Exact:
@@ -490,7 +491,7 @@ def binary_gain(
                 out[key] = out.get(key, Fraction(0)) + 1
         return {x: c / big_r for x, c in out.items()} if so_far else {}
 
-    return _out(_log2_value(_mean_coefficients([one(o) for o in _each(r)]), discount), exact)
+    return _out(_log2_value(_mean_coefficients([one(o) for o in each_ordering(r)]), discount), exact)
 
 
 def _gain_setup(r: Ranking, ideal: Optional[Sequence[object]], gains: Optional[str]):
@@ -536,7 +537,7 @@ def normalised_gain(
             i += 1
         return {x: c / total_ideal for x, c in out.items()} if total_ideal > 0 else {}
 
-    return _out(_log2_value(_mean_coefficients([one(o) for o in _each(r)]), discount), exact)
+    return _out(_log2_value(_mean_coefficients([one(o) for o in each_ordering(r)]), discount), exact)
 
 
 def ndcg_relevant(
@@ -588,7 +589,7 @@ def ndcg_relevant(
             total = total + (positive - found) * _ratio(got, ideal_dcg)
         return total / positive if positive and _positive(total) else Fraction(0)
 
-    return _out(_mean([one(o) for o in _each(r)]), exact)
+    return _out(_mean([one(o) for o in each_ordering(r)]), exact)
 
 
 def _ratio(a: Exact, b: Exact) -> Exact:
@@ -672,7 +673,7 @@ def r_ndcg(
             i += 1
         return total / points if points else Fraction(0)
 
-    return _out(_mean([one(o) for o in _each(r)]), exact)
+    return _out(_mean([one(o) for o in each_ordering(r)]), exact)
 
 
 def trec_ndcg(
@@ -705,7 +706,7 @@ def trec_ndcg(
         return {j + 1: trec_level_gain(None if x == _NONPOOL else x, pairs) for j, x in enumerate(cut)}
 
     terms: dict[int, Fraction] = {}
-    orders = _each(r)
+    orders = each_ordering(r)
     for o in orders:
         for j, g in one(o).items():
             terms[j] = terms.get(j, Fraction(0)) + g

@@ -177,3 +177,19 @@ def test_no_module_over_900_lines():
     long = sorted((len(path.read_text(encoding="utf-8").splitlines()), name) for name, path in MODULES.items())
     over = [(name, n) for n, name in long if n > MAX_LINES]
     assert not over, f"modules over {MAX_LINES} lines (split them by concept): {over}"
+
+
+def _private_imports(path: pathlib.Path, own: str) -> list[str]:
+    """``from tieaware.x import _name`` lines of a module that reach into another module's privates."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module in MODULES and node.module != own:
+            found += [f"{node.module}.{a.name} (line {node.lineno})" for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+def test_no_module_imports_another_modules_underscore_name():
+    # Rooms talk through public names: what another module needs is a public, documented name of its module
+    # (imports inside functions count).
+    wrong = {name: got for name, path in MODULES.items() if (got := _private_imports(path, name))}
+    assert not wrong, f"imports of another module's underscore names: {wrong}"

@@ -20,7 +20,7 @@ from tieaware.model.exact import divide
 from tieaware.model.exactcmp import compare
 from tieaware.model.gains import discounted_sum
 from tieaware.model.logsum import LogSum
-from tieaware.runs.comparison import _minus
+from tieaware.runs.comparison import minus
 from tieaware.runs.evaluate import exact_mean
 
 fractions = st.fractions(min_value=-5, max_value=5, max_denominator=12)
@@ -51,7 +51,7 @@ def test_means_and_differences_of_quotients_equal_sympys(a, b):
 
     (new_a, was_a), (new_b, was_b) = means(a), means(b)
     assert compare(new_a.value(), was_a) == 0
-    assert compare((new_a - new_b).value(), _minus(was_a, was_b)) == 0
+    assert compare((new_a - new_b).value(), minus(was_a, was_b)) == 0
     assert (new_a - new_b).sign() == compare(was_a, was_b)
     assert new_a - new_a == 0 and not (new_a - new_a)
 
@@ -140,9 +140,9 @@ def test_compare_systems_means_and_differences_equal_the_per_query_values(seed):
             assert compare(row.min_mean, means[row.system]["worst"]) == 0
             assert compare(row.max_mean, means[row.system]["best"]) == 0
         for r in out.pairs[name]:
-            assert compare(r.expected_difference, _minus(means[r.a]["expected"], means[r.b]["expected"])) == 0
-            assert compare(r.min_difference, _minus(means[r.a]["worst"], means[r.b]["best"])) == 0
-            assert compare(r.max_difference, _minus(means[r.a]["best"], means[r.b]["worst"])) == 0
+            assert compare(r.expected_difference, minus(means[r.a]["expected"], means[r.b]["expected"])) == 0
+            assert compare(r.min_difference, minus(means[r.a]["worst"], means[r.b]["best"])) == 0
+            assert compare(r.max_difference, minus(means[r.a]["best"], means[r.b]["worst"])) == 0
     # the public result holds Fractions and sympy values (the exactness policy), never the vectors
     import sympy
 

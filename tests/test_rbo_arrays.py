@@ -162,7 +162,7 @@ def test_a_hash_collision_falls_back_to_the_query_by_query_path(runs, monkeypatc
 
     settings_ = ("0.5", "a", False, ("ext",))
     want = paired_runs.paired_files(*runs, rbo_rows, None, settings_, 1)
-    monkeypatch.setattr(columns, "_hash", lambda strings, width: np.zeros(len(strings), dtype=np.uint64))
+    monkeypatch.setattr(columns, "hash_texts", lambda strings, width: np.zeros(len(strings), dtype=np.uint64))
     got = paired_runs.paired_files(*runs, rbo_rows, None, settings_, 1, array_work=rbo_array_rows)
     assert sorted(got[0]) == sorted(want[0]) and got[1:] == want[1:]
 
@@ -246,7 +246,7 @@ def test_one_sort_per_run_joins_as_the_general_join(monkeypatch, share):
     real = rbo_engine._same_queries
     for hashed in (None, lambda strings, width: np.array([s[-1] << 32 for s in strings.tolist()], dtype=np.uint64)):
         if hashed is not None:
-            monkeypatch.setattr(columns, "_hash", hashed)
+            monkeypatch.setattr(columns, "hash_texts", hashed)
         used = []
         monkeypatch.setattr(rbo_engine, "_same_queries", lambda *args: used.append(1) or real(*args))
         got = rbo_engine.pairs_from_tables(a, b)

@@ -37,7 +37,7 @@ def _colliding(strings: np.ndarray, width: int) -> np.ndarray:
 
 def test_a_hash_collision_joins_and_checks_by_the_texts(monkeypatch):
     plain = _evaluate()
-    monkeypatch.setattr(columns, "_hash", _colliding)
+    monkeypatch.setattr(columns, "hash_texts", _colliding)
     assert _evaluate() == plain
     # the judged documents of q1 are a, b, c (z, ranked 4th, is unjudged); q2's e is unjudged
     assert plain["q1"]["Judged@3"] == 1 and plain["q2"]["Judged@3"] == Fraction(2, 3)
@@ -49,7 +49,7 @@ def test_a_hash_collision_joins_and_checks_by_the_texts(monkeypatch):
     ("qrels", "q1 0 a 1\nq1 0 b 0\nq1 0 a 0\n", r"<\w+>:3: duplicate judgement of docno 'a' for query 'q1' \(first on line 1\)"),
 ])
 def test_duplicates_are_found_when_every_hash_collides(monkeypatch, kind, text, message):
-    monkeypatch.setattr(columns, "_hash", _colliding)
+    monkeypatch.setattr(columns, "hash_texts", _colliding)
     tables = {"run": read_table(io.BytesIO(RUN.encode()), "run"), "qrels": read_table(io.BytesIO(QRELS.encode()), "qrels")}
     tables[kind] = read_table(io.BytesIO(text.encode()), kind)
     with pytest.raises(TieawareError, match=message):

@@ -152,8 +152,8 @@ def test_colliding_hashes_of_score_texts_are_checked_on_the_texts(monkeypatch):
     rng = np.random.default_rng(14)
     pool = [repr(float(x)) for x in rng.random(300)]
     texts = [pool[i] for i in rng.integers(0, len(pool), size=3000)]
-    real = columns._hash
-    monkeypatch.setattr(columns, "_hash", lambda strings, width: real(strings, width) % np.uint64(7))
+    real = columns.hash_texts
+    monkeypatch.setattr(columns, "hash_texts", lambda strings, width: real(strings, width) % np.uint64(7))
     assert _scores_of(texts) == [float(t) for t in texts]
 
 

@@ -340,7 +340,7 @@ def _rbo(tmp: str, quick: bool, qrels: str, run_: str, ten: Optional[Timing]) ->
 
 def run(quick: bool = False) -> str:
     """Write the runs, time every tool on each, and return the printable report."""
-    from tieaware.benchmarks import _scale_peers as peers
+    from tieaware.benchmarks import scale_peers as peers
 
     repeats = 1 if quick else 3
     parts = [

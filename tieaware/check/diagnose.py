@@ -53,7 +53,7 @@ from tieaware.check.result import CAUSES
 from tieaware.check.verdict import Counterexample, Judge
 from tieaware.model.ranking import label
 
-__all__ = ["Diagnosis", "diagnose", "probes", "confirm_rule", "ARBITRARY", "TIE_BROKEN_CAUSES", "RULES"]
+__all__ = ["Diagnosis", "diagnose", "probes", "confirm_rule", "ARBITRARY", "TIE_BROKEN_CAUSES", "RULES", "explains", "has_ties", "in_domain", "tied_probes"]
 
 PROBES = 12
 #: The causes that say "ties are broken, not averaged": the named rules and "arbitrary order".
@@ -123,22 +123,23 @@ def probes(case: Case, count: int = PROBES) -> list[Case]:
     return [case.permuted(o) for o in dict.fromkeys(orders)]
 
 
-def _kept(judge: Judge, cases: list[Case]) -> list[Case]:
+def in_domain(judge: Judge, cases: list[Case]) -> list[Case]:
     """The cases inside the judge's declared domain."""
     return [c for c in cases if judge.admits(c)]
 
 
-def _tied_probes(judge: Judge, labels: tuple[Any, ...], k: Optional[int]) -> list[Case]:
+def tied_probes(judge: Judge, labels: tuple[Any, ...], k: Optional[int]) -> list[Case]:
     """Small tied rankings, also around the cutoff, in two input orders: they tell tie-breaks from other causes."""
     small = exhaustive(TIED_PROBE_SIZE, labels)
     if k is not None and k >= TIED_PROBE_SIZE:
         small += at_cutoff(k, TIED_PROBE_SIZE, labels)
-    tied = [c for c in small if _has_ties(c.scores)]
-    return _kept(judge, tied + [c.permuted(range(len(c.scores) - 1, -1, -1)) for c in tied])
+    tied = [c for c in small if has_ties(c.scores)]
+    return in_domain(judge, tied + [c.permuted(range(len(c.scores) - 1, -1, -1)) for c in tied])
 
 
-def _explains(judge: Judge, cases: list[Case], predict: Callable[[Case], Any]) -> bool:
-    cases = _kept(judge, cases)
+def explains(judge: Judge, cases: list[Case], predict: Callable[[Case], Any]) -> bool:
+    """Whether *predict* gives the implementation's answer on every case inside the judge's domain (and there is one)."""
+    cases = in_domain(judge, cases)
     if not cases:
         return False
     for case in cases:
@@ -148,7 +149,8 @@ def _explains(judge: Judge, cases: list[Case], predict: Callable[[Case], Any]) -
     return True
 
 
-def _has_ties(scores: tuple[float, ...]) -> bool:
+def has_ties(scores: tuple[float, ...]) -> bool:
+    """Whether two of *scores* are equal."""
     return len(set(scores)) < len(scores)
 
 
@@ -164,12 +166,12 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...], confirm
         return None
     oracle = judge.oracle
     case = cex.case
-    cases = _kept(judge, probes(case))
+    cases = in_domain(judge, probes(case))
     if case.num_rel is not None:
         found = _ignores_num_rel(judge, cases)
         if found is not None:
             return found
-    if _has_ties(case.scores):
+    if has_ties(case.scores):
         found = _tie_rule(judge, cases, labels, confirm)
         if found is not None:
             return found
@@ -180,7 +182,7 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...], confirm
     rounded = tuple(float32(s) for s in case.scores)
     # Also after the gap ladder found nothing: a docno tie-break can give the untied value on its
     # pair probes, so the ladder misses a float32 implementation that the probes here confirm.
-    if _has_ties(rounded) and rounded != case.scores:
+    if has_ties(rounded) and rounded != case.scores:
         found = _float32(judge, cases)  # float32 underflow (tiny scores tie) or overflow (huge ones do)
         if found is not None:
             return found
@@ -197,12 +199,12 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...], confirm
             f"right whenever every tie group lies wholly above or below rank {k}, wrong when a tie group straddles it",
         )
     if k is not None:
-        independent = _kept(judge, _cutoff_probes(labels, k))
+        independent = in_domain(judge, _cutoff_probes(labels, k))
         for other in (k - 1, k + 1):
             predict = lambda c, other=other: oracle.expected(c, other)  # noqa: E731
-            if other >= 1 and _explains(judge, cases, predict) and _discriminating(judge, independent, predict):
+            if other >= 1 and explains(judge, cases, predict) and _discriminating(judge, independent, predict):
                 return Diagnosis("cutoff_off_by_one", f"the value is the tie-aware value at k={other}, not k={k}")
-    if not _has_ties(rounded):
+    if not has_ties(rounded):
         twin = plain(case)
         if twin != case and judge.admits(twin) and judge.check(twin, "probe") is None:
             return Diagnosis(
@@ -221,7 +223,7 @@ def diagnose(judge: Judge, cex: Counterexample, labels: tuple[Any, ...], confirm
 def _tie_rule(judge: Judge, cases: list[Case], labels: tuple[Any, ...], confirm: bool) -> Optional[Diagnosis]:
     """A tie-break that explains the counterexample's probes and small tied rankings, confirmed on large groups."""
     oracle = judge.oracle
-    others = _tied_probes(judge, labels, oracle.measure.k)
+    others = tied_probes(judge, labels, oracle.measure.k)
     named: list[tuple[str, str, Callable[[Case], Any]]] = [
         (name, text, lambda c, name=name: oracle.broken(c, name)) for name, text in _TIE_BREAK_TEXT.items()
     ]
@@ -229,7 +231,7 @@ def _tie_rule(judge: Judge, cases: list[Case], labels: tuple[Any, ...], confirm:
         named.append(("one_threshold", _ONE_THRESHOLD, oracle.one_threshold))
     for name, text, predict in named:
         # The counterexample's own probes first (cheap), then other tied rankings.
-        if _explains(judge, cases, predict) and _explains(judge, others, predict):
+        if explains(judge, cases, predict) and explains(judge, others, predict):
             if not confirm:
                 return Diagnosis(name, text)
             failed_at = confirm_rule(judge, predict, labels)
@@ -252,7 +254,7 @@ def confirm_rule(judge: Judge, predict: Callable[[Case], Any], labels: tuple[Any
     """None when *predict* (a tie rule) also explains every large-group probe inside the domain;
     else where it first fails ("a tie group of 17 documents", "a tie inside 200 documents").
     """
-    for case in _kept(judge, tie_rule_probes(judge.oracle.measure.k, labels)):
+    for case in in_domain(judge, tie_rule_probes(judge.oracle.measure.k, labels)):
         got, exception = judge.run(case)
         if exception is not None or not judge.close(got, predict(case)):
             groups = sorted({case.scores.count(s) for s in case.scores if case.scores.count(s) > 1})
@@ -271,9 +273,9 @@ def _cutoff_probes(labels: tuple[Any, ...], k: int) -> list[Case]:
 
 def _discriminating(judge: Judge, cases: list[Case], predict: Callable[[Case], Any]) -> bool:
     """*predict* explains every case, and on some of them it differs from the right value: real evidence."""
-    cases = _kept(judge, cases)
+    cases = in_domain(judge, cases)
     evidence = any(not _same(predict(c), judge.oracle.expected(c)) for c in cases)
-    return evidence and _explains(judge, cases, predict)
+    return evidence and explains(judge, cases, predict)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -392,8 +394,8 @@ def _by_tolerance(judge: Judge, cases: list[Case], labels: tuple[Any, ...]) -> O
 def _tie_broken_everywhere(judge: Judge, cases: list[Case]) -> bool:
     """True when every answer is the ordinary value of some ordering of the tied documents, and some tie mattered."""
     mattered = False
-    for case in _kept(judge, cases):
-        if not _has_ties(case.scores):
+    for case in in_domain(judge, cases):
+        if not has_ties(case.scores):
             continue
         values = judge.oracle.tie_broken_values(case)
         if values is None:  # too many orderings to list: no evidence either way
@@ -407,10 +409,10 @@ def _tie_broken_everywhere(judge: Judge, cases: list[Case]) -> bool:
 
 def _float32(judge: Judge, cases: list[Case]) -> Optional[Diagnosis]:
     oracle = judge.oracle
-    if _explains(judge, cases, oracle.in_float32):
+    if explains(judge, cases, oracle.in_float32):
         return Diagnosis("float32_scores", "scores are rounded to float32, so scores that differ by less than its precision tie")
     for name in TIE_BREAKS:
-        if _explains(judge, cases, lambda c, name=name: oracle.in_float32(c, name)):
+        if explains(judge, cases, lambda c, name=name: oracle.in_float32(c, name)):
             text = _TIE_BREAK_TEXT[name.replace(" ", "_")].replace(", not averaged", "")
             return Diagnosis("float32_scores", f"scores are rounded to float32, so near-equal scores tie; then {text}")
     return None
@@ -418,11 +420,11 @@ def _float32(judge: Judge, cases: list[Case]) -> Optional[Diagnosis]:
 
 def _right_unless_straddling(judge: Judge, size: int, labels: tuple[Any, ...]) -> bool:
     k = judge.oracle.measure.k
-    tied = _kept(judge, [c for c in exhaustive(min(size + 1, 5), labels) if _has_ties(c.scores) and not straddles(c, k)])
+    tied = in_domain(judge, [c for c in exhaustive(min(size + 1, 5), labels) if has_ties(c.scores) and not straddles(c, k)])
     if not tied:
         return False
     for case in tied[:STRADDLE_CASES]:
-        for probe in _kept(judge, probes(case, 2)):
+        for probe in in_domain(judge, probes(case, 2)):
             got, exception = judge.run(probe)
             if exception is not None or not judge.close(got, judge.oracle.expected(probe)):
                 return False

@@ -69,16 +69,18 @@ from tieaware.model.names import Measure, parse
 from tieaware.model.params import flag
 from tieaware.model.ranking import label
 
-__all__ = ["implementation", "ImplementationResult"]
+__all__ = ["implementation", "ImplementationResult", "domain_of", "check_int", "check_tolerance"]
 
 
-def _int(value: object, name: str, low: int) -> int:
+def check_int(value: object, name: str, low: int) -> int:
+    """*value* if it is an int >= *low* (not a bool), else TieawareError naming *name*."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise bad(name, value, f"must be an int >= {low}")
     return value
 
 
-def _tolerance(value: object, name: str) -> float:
+def check_tolerance(value: object, name: str) -> float:
+    """*value* as a float if it is a number in [0, 1), else TieawareError naming *name*."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1 or value != value:
         raise bad(name, value, "must be a number in [0, 1)")
     return float(value)
@@ -333,9 +335,9 @@ def implementation(
                 impl, parsed, max_size=min(max_size, 2), max_examples=max_examples, rel_tol=rel_tol, abs_tol=abs_tol,
                 ties=flag(ties, "ties"), progress=progress, caller=caller,
             )
-    domain, top, ties = _domain(impl, Oracle(parsed), min_size, max_size, labels, scores, max_docs, hypothesis_max_size, ties)
-    tolerances = dict(rel_tol=_tolerance(rel_tol, "rel_tol"), abs_tol=_tolerance(abs_tol, "abs_tol"))
-    budgets = dict(max_size=_int(max_size, "max_size", 0), near_tie_size=_int(near_tie_size, "near_tie_size", 0), max_examples=_int(max_examples, "max_examples", 0))
+    domain, top, ties = domain_of(impl, Oracle(parsed), min_size, max_size, labels, scores, max_docs, hypothesis_max_size, ties)
+    tolerances = dict(rel_tol=check_tolerance(rel_tol, "rel_tol"), abs_tol=check_tolerance(abs_tol, "abs_tol"))
+    budgets = dict(max_size=check_int(max_size, "max_size", 0), near_tie_size=check_int(near_tie_size, "near_tie_size", 0), max_examples=check_int(max_examples, "max_examples", 0))
     with isolated(impl, flag(isolate, "isolate"), timeout, memory, budget) as caller:
         judge = Judge(impl, Oracle(parsed), domain=domain, caller=caller, **tolerances)
         try:
@@ -373,15 +375,15 @@ def stopped(judge: Judge, stop: Stopped) -> ImplementationResult:
     return ImplementationResult(False, str(judge.oracle.measure), cex, Diagnosis("stopped", text), judge.calls, "stopped", None, None, None, (finding,))
 
 
-def _domain(
+def domain_of(
     impl: Any, oracle: Oracle, min_size: Any, max_size: Any, labels: Any, scores: Any, max_docs: Any, hypothesis_max_size: Any, ties: Any
 ) -> tuple[Domain, int, bool]:
     """The checked domain, the largest hypothesis input and the ties flag, from the caller's arguments."""
-    min_size = _int(min_size, "min_size", 0)
-    max_size = _int(max_size, "max_size", min_size)
+    min_size = check_int(min_size, "min_size", 0)
+    max_size = check_int(max_size, "max_size", min_size)
     if max_size > MAX_SIZE:  # each size is ~5x the inputs of the one before
         raise bad("max_size", max_size, f"must be at most {MAX_SIZE} (every tie structure of {MAX_SIZE} documents is already ~500,000 inputs); use max_examples for larger inputs")
-    top = _int(hypothesis_max_size, "hypothesis_max_size", max(min_size, 1))
+    top = check_int(hypothesis_max_size, "hypothesis_max_size", max(min_size, 1))
     domain = Domain.of(labels, scores, min_size, max_docs)
     if domain.max_docs is not None:
         top = min(top, domain.max_docs)

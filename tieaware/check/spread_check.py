@@ -41,7 +41,7 @@ from typing import Any, Callable, Optional, Union
 
 from tieaware.check.cases import Case
 from tieaware.check.compare import as_number
-from tieaware.check.diagnose import Diagnosis, _explains, _has_ties, _kept, _tied_probes, probes
+from tieaware.check.diagnose import Diagnosis, explains, has_ties, in_domain, tied_probes, probes
 from tieaware.check.oracle import REFERENCE_ORDERINGS, Oracle
 from tieaware.check.result import ImplementationResult
 from tieaware.check.verdict import Counterexample, Judge
@@ -156,9 +156,9 @@ def diagnose_spread(judge: Judge, cex: Counterexample, labels: tuple[Any, ...], 
         return None
     oracle: SpreadOracle = judge.oracle  # type: ignore[assignment]
     case = cex.case
-    if not _has_ties(case.scores):
+    if not has_ties(case.scores):
         return diagnose(judge, cex, labels, confirm=False)  # the definition: untied, every statistic is the value itself
-    cases = _kept(judge, probes(case)) + _tied_probes(judge, labels, oracle.measure.k)
+    cases = in_domain(judge, probes(case)) + tied_probes(judge, labels, oracle.measure.k)
     stat = oracle.statistic
     guesses: list[tuple[str, str, Callable[[Case], Any]]] = []
     if stat in ("min", "max"):
@@ -170,7 +170,7 @@ def diagnose_spread(judge: Judge, cex: Counterexample, labels: tuple[Any, ...], 
     if stat == "variance":
         guesses.append(("standard_deviation", "the standard deviation (the square root of the variance)", _sqrt_of(judge)))
     for cause, text, predict in guesses:
-        if _explains(judge, cases, predict):
+        if explains(judge, cases, predict):
             return Diagnosis(cause, text)
     return None
 
@@ -201,7 +201,7 @@ def spread(
 
     The arguments mean what they mean for :func:`tieaware.check.implementation`.
     """
-    from tieaware.check.implementation import _domain, _int, _tolerance, isolated, profile_check, stopped
+    from tieaware.check.implementation import domain_of, check_int, check_tolerance, isolated, profile_check, stopped
 
     if not callable(impl):
         raise bad("impl", impl, "must be a function impl(scores, labels)")
@@ -209,9 +209,9 @@ def spread(
     if parsed.name == "RBO":
         raise bad("measure", str(parsed), "has no spread check here (RBO compares two rankings)")
     oracle = SpreadOracle(parsed, statistic)
-    domain, top, _ = _domain(impl, oracle, min_size, max_size, labels, scores, max_docs, hypothesis_max_size, True)
-    tolerances = dict(rel_tol=_tolerance(rel_tol, "rel_tol"), abs_tol=_tolerance(abs_tol, "abs_tol"))
-    budgets = dict(max_size=_int(max_size, "max_size", 0), near_tie_size=_int(near_tie_size, "near_tie_size", 0), max_examples=_int(max_examples, "max_examples", 0))
+    domain, top, _ = domain_of(impl, oracle, min_size, max_size, labels, scores, max_docs, hypothesis_max_size, True)
+    tolerances = dict(rel_tol=check_tolerance(rel_tol, "rel_tol"), abs_tol=check_tolerance(abs_tol, "abs_tol"))
+    budgets = dict(max_size=check_int(max_size, "max_size", 0), near_tie_size=check_int(near_tie_size, "near_tie_size", 0), max_examples=check_int(max_examples, "max_examples", 0))
     with isolated(impl, flag(isolate, "isolate"), timeout, memory, budget) as caller:
         judge = _SpreadJudge(impl, oracle, domain=domain, caller=caller, **tolerances)
         try:

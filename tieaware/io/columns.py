@@ -37,7 +37,7 @@ from tieaware.io.text import MAX_NUMBER_CHARS, check_number, number_text
 from tieaware.io.tie_break import broken_docnos, broken_rows
 from tieaware.model.errors import TieawareError
 
-__all__ = ["Table", "Prepared", "read_table", "prepare", "prepare_dicts", "rank_rows"]
+__all__ = ["Table", "Prepared", "read_table", "prepare", "prepare_dicts", "rank_rows", "query_numbers", "check_duplicates", "label_numbers", "hash_texts", "row_keys"]
 
 #: Bytes a number may hold; anything else (letters, '_', '/', ',') sends the row to check_number.
 _NUMBER_BYTES = np.zeros(256, dtype=bool)
@@ -122,7 +122,7 @@ def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return heads, np.cumsum(change) - 1
 
 
-def _query_numbers(qid: np.ndarray) -> tuple[list[bytes], np.ndarray]:
+def query_numbers(qid: np.ndarray) -> tuple[list[bytes], np.ndarray]:
     """(distinct qids in order of first appearance, query number of every row)."""
     heads, run_of = _distinct(qid)
     index: dict[bytes, int] = {}
@@ -138,7 +138,7 @@ def _padded(strings: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
-def _hash(strings: np.ndarray, width: int) -> np.ndarray:
+def hash_texts(strings: np.ndarray, width: int) -> np.ndarray:
     """A 64-bit hash of every byte string (FNV-style); equal strings hash alike when read at the same *width*."""
     # 8 bytes at a time: the zero-padded codes read as little-endian 64-bit words
     packed = _padded(strings, width).view("<u8")
@@ -186,7 +186,7 @@ def _first_and_inverse(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse.reshape(-1)
 
 
-def _key(query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
+def row_keys(query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
     """A 64-bit key of (query, docno); equal pairs give equal keys, a collision is checked on the text.
 
     The query number fills the high bits (up to 2**24 queries), so the keys of
@@ -199,7 +199,7 @@ def _key(query: np.ndarray, docno_hash: np.ndarray) -> np.ndarray:
     return (query.astype(np.uint64) << np.uint64(40)) | (docno_hash >> np.uint64(24))
 
 
-def _labels(qrels: Table) -> tuple[list[Fraction], np.ndarray, Optional[np.ndarray]]:
+def label_numbers(qrels: Table) -> tuple[list[Fraction], np.ndarray, Optional[np.ndarray]]:
     """The distinct exact labels >= 0 (0 first, then ascending), every qrels row's label number,
     and which rows have a negative label (None when none has).
 
@@ -219,13 +219,13 @@ def _labels(qrels: Table) -> tuple[list[Fraction], np.ndarray, Optional[np.ndarr
     return distinct, remap[inverse], (negative[inverse] if negative.any() else None)
 
 
-def _duplicates(table: Table, query: np.ndarray, what: str, docno_hash: Optional[np.ndarray] = None) -> None:
+def check_duplicates(table: Table, query: np.ndarray, what: str, docno_hash: Optional[np.ndarray] = None) -> None:
     """Refuse a docno given twice for one query, naming both lines."""
     if not len(table):
         return
     if docno_hash is None:
-        docno_hash = _hash(table.docno, table.docno.dtype.itemsize)
-    key = _key(query, docno_hash)
+        docno_hash = hash_texts(table.docno, table.docno.dtype.itemsize)
+    key = row_keys(query, docno_hash)
     # A plain sort is cheaper than an argsort: pay for the argsort only when two keys are equal.
     ordered = np.sort(key)
     if not (ordered[1:] == ordered[:-1]).any():
@@ -262,7 +262,7 @@ def _scores(run: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if len(heads) > 1000:
         texts = run.value[heads]
         exact_codes = texts.dtype.itemsize <= 8  # a NUL-padded text of <= 8 bytes is its own 64-bit code
-        h = _codes(texts) if exact_codes else _hash(texts, texts.dtype.itemsize)
+        h = _codes(texts) if exact_codes else hash_texts(texts, texts.dtype.itemsize)
         first, inverse = _first_and_inverse(h)
         if len(first) * 2 < len(heads) and (exact_codes or (texts == texts[first][inverse]).all()):
             order = np.argsort(first)  # keep file order, so the first bad text is the first reported
@@ -366,15 +366,15 @@ def prepare(qrels: Table, run: Table, *, trec_order: Union[bool, str] = True) ->
     exact Fraction value.  So the groups are exactly those of
     :func:`tieaware.io.trec.tie_groups`, whatever the digits.
     """
-    qrels_names, qrels_query = _query_numbers(qrels.qid)
-    run_names, run_query_all = _query_numbers(run.qid)
+    qrels_names, qrels_query = query_numbers(qrels.qid)
+    run_names, run_query_all = query_numbers(run.qid)
     # The run's docnos are hashed once, for the duplicate check and for the join, so at the
     # width of the wider docno column (the hash of a string depends on the width it is read at).
     width = max(run.docno.dtype.itemsize, qrels.docno.dtype.itemsize)
-    run_hash_all = _hash(run.docno, width)
-    _duplicates(qrels, qrels_query, "duplicate judgement of docno {docno!r} for query {qid!r}")
-    _duplicates(run, run_query_all, "duplicate docno {docno!r} for query {qid!r}", run_hash_all)
-    label_values, qrels_label, qrels_negative = _labels(qrels)
+    run_hash_all = hash_texts(run.docno, width)
+    check_duplicates(qrels, qrels_query, "duplicate judgement of docno {docno!r} for query {qid!r}")
+    check_duplicates(run, run_query_all, "duplicate docno {docno!r} for query {qid!r}", run_hash_all)
+    label_values, qrels_label, qrels_negative = label_numbers(qrels)
     score_all, text_all, text_values = _scores(run)
 
     judged_names = set(qrels_names)
@@ -417,7 +417,7 @@ def prepare(qrels: Table, run: Table, *, trec_order: Union[bool, str] = True) ->
     negative = None if qrels_negative is None else np.zeros(n, dtype=bool)
     jrows = np.flatnonzero(jkeep)
     if n and len(jrows):
-        jkey = _key(jq[jrows], _hash(qrels.docno[jrows], width))
+        jkey = row_keys(jq[jrows], hash_texts(qrels.docno[jrows], width))
         jorder = np.argsort(jkey)
         sorted_keys = jkey[jorder]
         if (sorted_keys[1:] == sorted_keys[:-1]).any():  # a hash collision inside the qrels: join by dict
@@ -429,7 +429,7 @@ def prepare(qrels: Table, run: Table, *, trec_order: Union[bool, str] = True) ->
                 neg = {(int(q), d) for q, d, x in zip(jq[jrows], qrels.docno[jrows].tolist(), qrels_negative[jrows]) if x}
                 negative = np.fromiter(((int(q), d) in neg for q, d in zip(query, docnos)), dtype=bool, count=n)
         else:
-            hit_rows, pos = _lookup(sorted_keys, _key(query, run_hash))
+            hit_rows, pos = _lookup(sorted_keys, row_keys(query, run_hash))
             match = jrows[jorder[pos]]
             truly = qrels.docno[match] == run.docno[source[hit_rows]]
             idx = hit_rows[truly]
@@ -510,8 +510,8 @@ def rank_rows(
     The order sorts rows by query (first appearance), then score descending;
     groups are runs of equal **exact** scores, as :func:`prepare` finds them.
     A docno given twice for one query is refused, naming both lines.
-    *docno_hash*: the rows' docnos hashed by :func:`_hash` (at any one width), when the caller has them;
-    *numbers*: the run's ``_query_numbers(run.qid)``, when the caller has them; ``duplicates=False``:
+    *docno_hash*: the rows' docnos hashed by :func:`hash_texts` (at any one width), when the caller has them;
+    *numbers*: the run's ``query_numbers(run.qid)``, when the caller has them; ``duplicates=False``:
     the caller has found every (query, docno) once already.
 
     >>> import io
@@ -520,9 +520,9 @@ def rank_rows(
     >>> t.docno[order].tolist(), gs.tolist()
     ([b'b', b'c', b'a'], [0, 2])
     """
-    names, query = _query_numbers(run.qid) if numbers is None else numbers
+    names, query = query_numbers(run.qid) if numbers is None else numbers
     if duplicates:
-        _duplicates(run, query, "duplicate docno {docno!r} for query {qid!r}", docno_hash)
+        check_duplicates(run, query, "duplicate docno {docno!r} for query {qid!r}", docno_hash)
     score, text_id, text_values = _scores(run)
     order = _query_score_order(query, score, text_id, text_values)
     query, score, text_id, source = query[order], score[order], text_id[order], order.copy()

@@ -51,7 +51,7 @@ from tieaware.model.exact import rational
 from tieaware.io.irds import PREFIX
 from tieaware.io.trec import Qrels, Run, read_qrels, read_run
 
-__all__ = ["to_qrels", "to_run", "number"]
+__all__ = ["to_qrels", "to_run", "number", "id_text"]
 
 _QREL_FIELDS = ("query_id", "doc_id", "relevance")
 _RUN_FIELDS = ("query_id", "doc_id", "score")
@@ -83,7 +83,8 @@ def _numpy_kind(value: Any) -> str:
     return getattr(dtype, "kind", "") if getattr(value, "shape", None) == () else ""
 
 
-def _id(value: Any, what: str) -> str:
+def id_text(value: Any, what: str) -> str:
+    """A query or document id as text: a str as is, an int in decimal; *what* names the argument otherwise."""
     if isinstance(value, str):
         return value
     if isinstance(value, Integral) and not isinstance(value, bool):
@@ -149,16 +150,16 @@ def to_qrels(data: Any) -> Qrels:
     out: Qrels = {}
     if isinstance(data, Mapping):
         for qid, judged in data.items():
-            q = _id(qid, "qrels query id")
+            q = id_text(qid, "qrels query id")
             if not isinstance(judged, Mapping):
                 raise bad(f"qrels[{q!r}]", judged, "must be a dict {docid: relevance}")
             if _native_qrels(judged):
                 out[q] = judged  # already tieaware's own form (as tieaware.io.trec reads it): no copy
                 continue
-            out[q] = {_id(d, f"qrels[{q!r}] doc id"): _label(v, q, d) for d, v in judged.items()}
+            out[q] = {id_text(d, f"qrels[{q!r}] doc id"): _label(v, q, d) for d, v in judged.items()}
         return out
     for qid, docid, value in _rows(data, _QREL_FIELDS, "qrels"):
-        q, d = _id(qid, "qrels query id"), _id(docid, "qrels doc id")
+        q, d = id_text(qid, "qrels query id"), id_text(docid, "qrels doc id")
         judged = out.setdefault(q, {})
         if d in judged:
             raise bad("qrels", (qid, docid, value), f"judges doc {d!r} of query {q!r} twice")
@@ -200,12 +201,12 @@ def to_run(data: Any) -> Run:
     out: Run = {}
     if isinstance(data, Mapping):
         for qid, scored in data.items():
-            q = _id(qid, "run query id")
+            q = id_text(qid, "run query id")
             out[q] = _scored(scored, q)
         return out
     seen: set[tuple[str, str]] = set()
     for qid, docid, value in _rows(data, _RUN_FIELDS, "run"):
-        q, d = _id(qid, "run query id"), _id(docid, "run doc id")
+        q, d = id_text(qid, "run query id"), id_text(docid, "run doc id")
         if (q, d) in seen:
             raise bad("run", (qid, docid, value), f"scores doc {d!r} of query {q!r} twice")
         seen.add((q, d))
@@ -228,7 +229,7 @@ def _scored(scored: Any, qid: str) -> list[tuple[str, Fraction]]:
     for pair in pairs:
         if not (isinstance(pair, tuple) and len(pair) == 2):
             raise bad(f"run[{qid!r}]", pair, "holds an item that is not a (docid, score) pair")
-        d = _id(pair[0], f"run[{qid!r}] doc id")
+        d = id_text(pair[0], f"run[{qid!r}] doc id")
         if d in seen:
             raise TieawareError(f"run[{qid!r}] scores doc {d!r} twice")
         seen.add(d)

@@ -353,9 +353,9 @@ def _from_numpy(arrays: list[np.ndarray], cols: list[str], kind: str, name: str)
 
 
 def _numpy_ids(values: np.ndarray, what: str, name: str) -> np.ndarray:
-    from tieaware.io.inputs import _id
+    from tieaware.io.inputs import id_text
 
     if values.dtype.kind in "iu":
         return decimal_text(values)
-    out = [_id(v, f"{name}: row {i + 1}: {what}").encode("utf-8") for i, v in enumerate(values.tolist())]
+    out = [id_text(v, f"{name}: row {i + 1}: {what}").encode("utf-8") for i, v in enumerate(values.tolist())]
     return np.array(out, dtype="S") if out else np.array([], dtype="S1")

@@ -38,7 +38,7 @@ from typing import IO, Any, Iterator, Optional
 import numpy as np
 
 from tieaware.io.blocks import parse_block, read_blocks
-from tieaware.io.columns import Table, _query_numbers
+from tieaware.io.columns import Table, query_numbers
 from tieaware.io.text import Source, open_binary
 from tieaware.model.errors import TieawareError, bad
 
@@ -217,7 +217,7 @@ def write_partitions(source: Source, kind: str, count: int, directory: str, pref
     files: list[IO[bytes]] = [open(p, "wb") for p in paths]
     try:
         for table in blocks(source, kind):
-            names, number = _query_numbers(table.qid)
+            names, number = query_numbers(table.qid)
             bucket = np.array([zlib.crc32(n) % count for n in names], dtype=np.int64)[number]
             order = np.argsort(bucket, kind="stable")
             bounds = np.searchsorted(bucket[order], np.arange(count + 1))
@@ -265,7 +265,7 @@ def by_query(table: Table, rows: int = PIECE_ROWS) -> Iterator[Table]:
     """A Table held in memory, its rows grouped by query (file order within a query), in pieces of whole queries."""
     if not len(table):
         return
-    _, number = _query_numbers(table.qid)
+    _, number = query_numbers(table.qid)
     order = np.argsort(number, kind="stable")
     starts = np.searchsorted(number[order], np.arange(int(number.max()) + 2))
     lo = 0

@@ -31,7 +31,7 @@ from typing import Any, Union
 
 from tieaware.model.errors import bad
 
-__all__ = ["Exact", "rational", "to_float", "to_decimal", "to_exact_string", "is_rational", "divide", "big_ints"]
+__all__ = ["Exact", "rational", "to_float", "to_decimal", "to_exact_string", "is_rational", "divide", "big_ints", "numpy_scalar"]
 
 #: What tieaware returns: a Fraction, or a sympy expression for irrational values.
 Exact = Union[Fraction, Any]
@@ -63,7 +63,7 @@ def rational(value: object, argument: str) -> Fraction:
     if kind is int:
         return Fraction(value)  # type: ignore[arg-type]
     if kind is not float and kind is not str:
-        scalar = _numpy_scalar(value)
+        scalar = numpy_scalar(value)
         if scalar is not None:
             return _numpy_rational(scalar, value, argument)
     if isinstance(value, bool):
@@ -100,7 +100,7 @@ MAX_EXPONENT_DIGITS = 4
 _EXPONENT = re.compile(r"[eE][-+]?([0-9_]+)$")
 
 
-def _numpy_scalar(value: object) -> Any:
+def numpy_scalar(value: object) -> Any:
     """*value* as a numpy scalar if it is one (or a 0-d array), else None."""
     np = sys.modules.get("numpy")  # a numpy value means numpy is imported already
     if np is None or isinstance(value, str):  # np.str_ is a str: read as text below
@@ -151,7 +151,7 @@ def to_float(value: Exact) -> float:
     """
     if isinstance(value, (int, float, Fraction, Decimal)) and not isinstance(value, bool):
         return float(value)
-    scalar = _numpy_scalar(value)
+    scalar = numpy_scalar(value)
     if scalar is not None and not isinstance(scalar, _np_bool()):
         return float(scalar)
     if getattr(value, "vectors", False):  # DCG sums kept as vectors (tieaware.model.logsum.LogSum): its own nearest float
@@ -183,7 +183,7 @@ def to_decimal(value: Exact, digits: int = 30) -> str:
         raise bad("digits", digits, "must be an int >= 0")
     if getattr(value, "vectors", False):  # a LogSum prints itself, correctly rounded, without sympy
         return value.decimal(digits)
-    scalar = _numpy_scalar(value)
+    scalar = numpy_scalar(value)
     if scalar is not None and not isinstance(scalar, _np_bool()):
         value = scalar.item()  # numpy int -> int, float16/32/64 -> the float of the same value
     if isinstance(value, bool) or not isinstance(value, (int, Fraction, float, Decimal)) and not hasattr(value, "evalf"):

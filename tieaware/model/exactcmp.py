@@ -40,7 +40,7 @@ import sympy
 from tieaware.model.errors import TieawareError, bad
 from tieaware.model.gains import perfect_power
 
-__all__ = ["Form", "Undecided", "to_form", "compare", "interval", "dense_ranks", "MAX_PREC"]
+__all__ = ["Form", "Undecided", "to_form", "compare", "interval", "dense_ranks", "MAX_PREC", "iv_prec", "log_interval"]
 
 #: Monomial: sorted ((base, exponent), ...) with exponents != 0; () is the constant 1.
 Monomial = tuple[tuple[int, int], ...]
@@ -180,12 +180,14 @@ def to_form(value: Any) -> Form:
 
 
 @functools.lru_cache(maxsize=4096)
-def _log_iv(base: int, prec: int) -> Any:
-    with _iv_prec(prec):
+def log_interval(base: int, prec: int) -> Any:
+    """An mpmath interval enclosing ln(*base*) at *prec* bits."""
+    with iv_prec(prec):
         return mpmath.iv.log(base)
 
 
-class _iv_prec:
+class iv_prec:
+    """Within ``with iv_prec(bits):`` mpmath's interval arithmetic works at *bits* of precision."""
     def __init__(self, prec: int) -> None:
         self.prec = prec
 
@@ -199,12 +201,12 @@ class _iv_prec:
 
 def _poly_iv(p: Poly, prec: int) -> Any:
     iv = mpmath.iv
-    with _iv_prec(prec):
+    with iv_prec(prec):
         total = iv.mpf(0)
         for m, c in p.items():
             term = iv.mpf(c.numerator) / c.denominator
             for base, e in m:
-                term = term * _log_iv(base, prec) ** e
+                term = term * log_interval(base, prec) ** e
             total = total + term
         return total
 
@@ -217,7 +219,7 @@ def interval(value: Union[Form, Any], prec: int = 64) -> Any:
     True
     """
     form = value if isinstance(value, Form) else to_form(value)
-    with _iv_prec(prec):
+    with iv_prec(prec):
         return _poly_iv(form.n, prec) / _poly_iv(form.d, prec)
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "trec_level_gain",
     "trec_ideal_gains",
     "trec_ideal_walk",
+    "log2_sum_rational",
 ]
 
 Gain = Union[str, Callable[[Fraction], Any]]
@@ -422,7 +423,7 @@ def _log2_sum(coefficients: Mapping[int, Exact]) -> Exact:
         before = per_base.get(b)
         per_base[b] = share if before is None else before + share
     if all(type(c) is Fraction for c in per_base.values()):
-        return _log2_sum_rational(per_base)
+        return log2_sum_rational(per_base)
     rational_part = Fraction(0)
     symbolic = []
     for b, c in sorted(per_base.items()):
@@ -441,7 +442,7 @@ def _log2_sum(coefficients: Mapping[int, Exact]) -> Exact:
 # length.  Letting sympy multiply and add ~1,000 terms one by one costs tens
 # of milliseconds per ranking, almost all of it spent re-deriving a canonical
 # form we already know: each term is c·log(2)/log(b) with a distinct b, so no
-# like terms can collect.  _log2_sum_rational builds that same canonical
+# like terms can collect.  log2_sum_rational builds that same canonical
 # expression directly.  It is == (same args, same order) to what
 # sympy.Add(...) returns; tests/test_bench.py checks this against sympy's own
 # construction.
@@ -469,7 +470,7 @@ def _log2_term(c: sympy.Rational, b: int) -> Any:
     return sympy.Mul._from_args((c,) + unit.args, True)
 
 
-def _log2_sum_rational(per_base: Mapping[int, Fraction]) -> Exact:
+def log2_sum_rational(per_base: Mapping[int, Fraction]) -> Exact:
     """Σ_b c_b·log(2)/log(b) with rational c_b, built without sympy's flatten."""
     rational_part = per_base.get(2, Fraction(0))
     # Key coefficients by (p, q): Fraction hashes are recomputed on every use.

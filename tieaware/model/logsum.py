@@ -263,15 +263,15 @@ class LogSum:
             return q
         import sympy
 
-        from tieaware.model.gains import _log2_sum_rational
+        from tieaware.model.gains import log2_sum_rational
 
         terms = []
         for key in sorted(self.parts, key=lambda k: (len(k), k)):
-            num = _log2_sum_rational(self.parts[key])
+            num = log2_sum_rational(self.parts[key])
             if key == _ONE:
                 terms.append(num)
             else:
-                den = _log2_sum_rational(dict(key))
+                den = log2_sum_rational(dict(key))
                 terms.append(_sym(num) / _sym(den))
         total = terms[0] if len(terms) == 1 else sympy.Add(*(_sym(t) for t in terms))
         if isinstance(total, Fraction):
@@ -300,17 +300,17 @@ class LogSum:
         """
         import mpmath
 
-        from tieaware.model.exactcmp import _iv_prec, _log_iv
+        from tieaware.model.exactcmp import iv_prec, log_interval
 
         iv = mpmath.iv
-        with _iv_prec(prec):
-            log2 = _log_iv(2, prec)
+        with iv_prec(prec):
+            log2 = log_interval(2, prec)
 
             def form(f: Mapping[int, Fraction]) -> Any:
                 total = iv.mpf(0)
                 for b, c in f.items():
                     term = iv.mpf(c.numerator) / c.denominator
-                    total = total + (term if b == 2 else term * log2 / _log_iv(b, prec))
+                    total = total + (term if b == 2 else term * log2 / log_interval(b, prec))
                 return total
 
             box = iv.mpf(0)

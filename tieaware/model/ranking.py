@@ -36,7 +36,7 @@ from fractions import Fraction
 from typing import Optional, Union
 
 from tieaware.model.errors import bad
-from tieaware.model.exact import _numpy_scalar, rational
+from tieaware.model.exact import numpy_scalar, rational
 
 __all__ = [
     "Label", "Ranking", "Groups", "groups", "judged_groups", "label", "judgement", "ideal_label", "judged_only",
@@ -186,7 +186,7 @@ def _array_ndim(value: object) -> Union[int, None]:
 
 
 def _score(value: object, argument: str) -> Fraction:
-    scalar = _numpy_scalar(value)
+    scalar = numpy_scalar(value)
     number = value if scalar is None else scalar
     is_float = isinstance(number, float) or getattr(getattr(number, "dtype", None), "kind", "") == "f"
     if is_float and math.isnan(number):

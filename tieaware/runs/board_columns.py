@@ -22,7 +22,7 @@ from tieaware.model.errors import TieawareError
 from tieaware.model.exact import is_rational
 from tieaware.model.logsum import LogSum
 from tieaware.model.names import Measure
-from tieaware.runs.comparison import _minus, _sign
+from tieaware.runs.comparison import minus, sign
 from tieaware.runs.evaluate import UNJUDGED, compute, exact_mean
 
 __all__ = ["Column", "system_columns", "query_ranking", "query_rankings", "extreme_view", "mean_difference", "sign_near", "difference"]
@@ -124,7 +124,7 @@ def difference(a: Any, b: Any) -> Any:
     """a - b, exactly: as vectors when either is a :class:`LogSum` (sympy built once, for the result)."""
     if isinstance(a, LogSum) or isinstance(b, LogSum):
         return (LogSum.of(a) - LogSum.of(b)).value()
-    return _minus(a, b)
+    return minus(a, b)
 
 
 def mean_difference(ca: "Column", which_a: str, cb: "Column", which_b: str) -> Any:
@@ -132,7 +132,7 @@ def mean_difference(ca: "Column", which_a: str, cb: "Column", which_b: str) -> A
     fa, fb = ca.form(which_a), cb.form(which_b)
     if fa is not None and fb is not None:
         return _settled(fa - fb)
-    return _minus(ca.mean(which_a), cb.mean(which_b))
+    return minus(ca.mean(which_a), cb.mean(which_b))
 
 
 def query_ranking(p: Any, number: int, marks: bool) -> tuple[list, list]:
@@ -290,4 +290,4 @@ def sign_near(exact: Callable[[], Any], rough: float) -> int:
     """The sign of a value from its float when clearly away from 0, else exactly (*exact* computes it)."""
     if abs(rough) > 1e-9:
         return 1 if rough > 0 else -1
-    return _sign(exact())
+    return sign(exact())

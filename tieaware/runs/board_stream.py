@@ -48,7 +48,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tieaware.io import stream
-from tieaware.io.columns import Prepared, Table, _query_numbers, prepare
+from tieaware.io.columns import Prepared, Table, query_numbers, prepare
 from tieaware.model.errors import bad
 from tieaware.model.names import Measure
 from tieaware.model.params import flag
@@ -56,7 +56,7 @@ from tieaware.runs import board_columns as bc
 from tieaware.runs import board_draws
 from tieaware.runs import leaderboard as lb
 from tieaware.runs import significance as sig
-from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, _layer, natural_key
+from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, layer_module, natural_key
 from tieaware.runs.stream import QrelsIndex, check_jobs, read_qrels
 
 __all__ = ["compare_systems_files", "PARTITION_ROWS"]
@@ -104,7 +104,7 @@ def compare_systems_files(
     """
     ms = lb.board_measures(measures)
     exact = flag(exact, "exact")
-    _layer(layer)
+    layer_module(layer)
     lb.check_options(alpha, correction, test, resamples, seed, samples, limit, ci)
     jobs = check_jobs(jobs)
     if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
@@ -184,7 +184,7 @@ def _read(index: QrelsIndex, path: str) -> Optional[Prepared]:
     table = stream.read_partition(path, remove=False)
     if table is None:
         return None
-    names, _ = _query_numbers(table.qid)
+    names, _ = query_numbers(table.qid)
     return prepare(index.subset(names), table, trec_order=False)
 
 

@@ -34,7 +34,7 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from tieaware.model.errors import TieawareError, bad
-from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, _layer, _Unjudged, compute, evaluate_prepared, exact_mean, measure_list, natural_key
+from tieaware.runs.evaluate import UNJUDGED, MeasureSpec, layer_module, Unjudged, compute, evaluate_prepared, exact_mean, measure_list, natural_key
 from tieaware.model.exact import Exact, is_rational, to_float
 from tieaware.io.exact_print import interval, nearest_float as _float
 from tieaware.fast.tie_spread import spread_stats, spread_stats_many
@@ -55,6 +55,12 @@ __all__ = [
     "compare_runs_prepared",
     "MAX_SUPPORT",
     "VERDICTS",
+    "minus",
+    "sign",
+    "spreadable",
+    "Inputs",
+    "compare_arguments",
+    "compare_measures",
 ]
 
 #: The convolution of per-query difference distributions stops being exact past this many atoms.
@@ -80,7 +86,7 @@ class QueryStats:
     @property
     def depends_on_ties(self) -> bool:
         """True when some tie-breakings give different values."""
-        return _sign(_minus(self.best, self.worst)) != 0
+        return sign(minus(self.best, self.worst)) != 0
 
 
 def query_stats(
@@ -113,7 +119,8 @@ def query_stats(
 # --- exact arithmetic helpers -------------------------------------------------
 
 
-def _minus(a: Any, b: Any) -> Any:
+def minus(a: Any, b: Any) -> Any:
+    """a - b, exactly for exact values (a LogSum difference as vectors), in float when either is a float."""
     if isinstance(a, float) or isinstance(b, float):
         return _float(a) - _float(b)
     if is_rational(a) and is_rational(b):
@@ -130,7 +137,7 @@ def _minus(a: Any, b: Any) -> Any:
     return Fraction(int(d.p), int(d.q)) if d.is_Rational else d
 
 
-def _sign(value: Any) -> int:
+def sign(value: Any) -> int:
     """-1, 0 or 1, exactly for exact values (tieaware.model.exactcmp), within FLOAT_TIE for floats."""
     if isinstance(value, float):
         return 0 if abs(value) <= FLOAT_TIE else (1 if value > 0 else -1)
@@ -180,7 +187,7 @@ class Spread:
     queries: int
 
 
-def _spreadable(ms: tuple) -> tuple:
+def spreadable(ms: tuple) -> tuple:
     """Refuse, before any query is read, a measure whose spread is not computed (not blamed on a query)."""
     from tieaware.fast.tie_spread import NO_CONVENTION_SPREAD, SPREAD_MEASURES
 
@@ -254,9 +261,9 @@ def evaluate_spread(
     >>> s.min_mean, s.max_mean, s.sd_mean, s.queries_moved
     (Fraction(0, 1), Fraction(1, 1), Fraction(1, 2), 1)
     """
-    ms = _spreadable(measure_list(measures))
+    ms = spreadable(measure_list(measures))
     exact = flag(exact, "exact")
-    _layer(layer)
+    layer_module(layer)
     qrels, run = to_qrels(qrels), to_run(run)  # any shape evaluate() takes
     queries = tuple(sorted((q for q in run if q in qrels), key=natural_key))
     if not queries:
@@ -265,7 +272,7 @@ def evaluate_spread(
     per_query: dict[str, dict[str, QueryStats]] = {}
     for qid in _progress(queries, progress, "queries (spread)"):
         judged = qrels[qid]
-        ranking, ideal = run_ranking(run[qid], _Unjudged(judged) if marks else judged), list(judged.values())
+        ranking, ideal = run_ranking(run[qid], Unjudged(judged) if marks else judged), list(judged.values())
         try:
             # The spread needs no expected value (eval has it already): the stats alone, ranking read once.
             stats = spread_stats_many(ms, ranking, ideal, exact=exact)
@@ -294,9 +301,9 @@ def evaluate_spread_prepared(
     query's tie groups and judged labels from there instead of reading the
     files again.
     """
-    ms = _spreadable(measure_list(measures))
+    ms = spreadable(measure_list(measures))
     exact = flag(exact, "exact")
-    _layer(layer)
+    layer_module(layer)
     complete = flag(complete, "complete")
     per_query = _spread_per_query(prepared, ms, exact, layer, progress)
     if complete:
@@ -306,7 +313,7 @@ def evaluate_spread_prepared(
     return spread(per_query, [str(m) for m in ms], exact=exact)
 
 
-class _Inputs:
+class Inputs:
     """One query's (ranking, ideal) from a :class:`~tieaware.io.columns.Prepared`, by query number.
 
     The ranking is a list of tie groups (lists of labels); with *marks*, an
@@ -353,7 +360,7 @@ def _spread_per_query(prepared: Any, ms: Sequence[Measure], exact: bool, layer: 
 
 def _per_query_spread(prepared: Any, ms: Sequence[Measure], exact: bool, progress: bool) -> dict[str, dict[str, QueryStats]]:
     """{qid: {measure: QueryStats}} by :func:`tieaware.fast.tie_spread.spread_stats_many`, one query at a time."""
-    inputs = _Inputs(prepared, any(m.name in UNJUDGED for m in ms))
+    inputs = Inputs(prepared, any(m.name in UNJUDGED for m in ms))
     order = sorted(range(len(prepared.qids)), key=lambda i: natural_key(prepared.qids[i]))
     per_query: dict[str, dict[str, QueryStats]] = {}
     for number in _progress(order, progress, "queries (spread)"):
@@ -463,7 +470,7 @@ def compare_runs(
     Raises TieawareError when no query is shared.  The work is that of
     :func:`compare_runs_prepared` (``tieaware compare``).
     """
-    ms, exact, progress, max_support = _compare_arguments(measures, layer, exact, progress, max_support)
+    ms, exact, progress, max_support = compare_arguments(measures, layer, exact, progress, max_support)
     qrels, run_a, run_b = to_qrels(qrels), to_run(run_a), to_run(run_b)
     queries = shared_queries(qrels, run_a, run_b)
     from tieaware.io.columns import prepare_dicts
@@ -472,11 +479,12 @@ def compare_runs(
     return compare_runs_prepared(*prepared, ms, layer=layer, exact=exact, progress=progress, max_support=max_support)
 
 
-def _compare_arguments(measures: MeasureSpec, layer: str, exact: object, progress: object, max_support: object) -> tuple:
-    ms = _spreadable(measure_list(measures))
+def compare_arguments(measures: MeasureSpec, layer: str, exact: object, progress: object, max_support: object) -> tuple:
+    """compare_runs' arguments checked, before any query is read: (measures, exact, progress)."""
+    ms = spreadable(measure_list(measures))
     exact = flag(exact, "exact")
     progress = flag(progress, "progress")
-    _layer(layer)
+    layer_module(layer)
     if isinstance(max_support, bool) or not isinstance(max_support, int) or max_support < 1:
         raise bad("max_support", max_support, "must be an int >= 1")
     for m in ms:
@@ -514,7 +522,7 @@ def compare_runs_prepared(
     convolution goes on, so none is computed once P(A > B) has to be
     approximated (see :func:`_p_greater`).
     """
-    ms, exact, progress, max_support = _compare_arguments(measures, layer, exact, progress, max_support)
+    ms, exact, progress, max_support = compare_arguments(measures, layer, exact, progress, max_support)
     in_b = set(prepared_b.qids)
     queries = tuple(sorted((q for q in prepared_a.qids if q in in_b), key=natural_key))
     if not queries:
@@ -525,8 +533,8 @@ def compare_runs_prepared(
         values = evaluate_prepared(prepared, ms, layer=layer, exact=exact, progress=progress).per_query
         stats = _spread_per_query(prepared, ms, exact, layer, progress)
         number = {q: i for i, q in enumerate(prepared.qids)}
-        sides.append((values, stats, number, _Inputs(prepared, any(m.name in UNJUDGED for m in ms))))
-    return _compare_measures(
+        sides.append((values, stats, number, Inputs(prepared, any(m.name in UNJUDGED for m in ms))))
+    return compare_measures(
         ms, queries, exact, max_support,
         [lambda q, key, side=side: _with_expected(side, q, key) for side in sides],
         [lambda position, q, side=side: side[3](side[2][q]) for side in sides],
@@ -534,7 +542,7 @@ def compare_runs_prepared(
     )
 
 
-def _compare_measures(
+def compare_measures(
     ms: Sequence[Measure],
     queries: Sequence[str],
     exact: bool,
@@ -614,13 +622,13 @@ def _compare(
     n = len(a)
     mean_a = exact_mean([s.expected for s in a])
     mean_b = exact_mean([s.expected for s in b])
-    low = exact_mean([_minus(x.worst, y.best) for x, y in zip(a, b)])
-    high = exact_mean([_minus(x.best, y.worst) for x, y in zip(a, b)])
+    low = exact_mean([minus(x.worst, y.best) for x, y in zip(a, b)])
+    high = exact_mean([minus(x.best, y.worst) for x, y in zip(a, b)])
     variance = _total([s.variance for s in a + b]) if exact else math.fsum(_float(s.variance) for s in list(a) + list(b))
-    expected = _minus(mean_a, mean_b)
-    if _sign(low) > 0:
+    expected = minus(mean_a, mean_b)
+    if sign(low) > 0:
         verdict = "every"
-    elif _sign(high) <= 0:
+    elif sign(high) <= 0:
         verdict = "none"
     else:
         verdict = "some"

@@ -141,9 +141,9 @@ class Evaluator:
         # as evaluate() and the command line check them: exact="yes" is not silently truthy.
         exact, fast_float = flag(exact, "exact"), flag(fast_float, "fast_float")
         self._complete = flag(complete, "complete")
-        from tieaware.runs.evaluate import TIE_BREAKS, _check_layer
+        from tieaware.runs.evaluate import TIE_BREAKS, check_layer
 
-        _check_layer(layer)
+        check_layer(layer)
         if tie_break not in TIE_BREAKS:
             raise bad("tie_break", tie_break, "must be None (tie-aware) or 'trec_eval'")
         if exact and fast_float:

@@ -31,10 +31,10 @@ from typing import Any, Optional
 import numpy as np
 
 from tieaware.io import parquet
-from tieaware.io.columns import Table, _query_numbers, prepare
+from tieaware.io.columns import Table, query_numbers, prepare
 from tieaware.model.errors import TieawareError, bad
 from tieaware.model.params import flag
-from tieaware.runs.evaluate import Evaluation, MeasureSpec, _finish, measure_list, natural_key
+from tieaware.runs.evaluate import Evaluation, MeasureSpec, finish, measure_list, natural_key
 from tieaware.runs.parts import evaluate_part
 from tieaware.runs.stream import QrelsIndex
 
@@ -82,7 +82,7 @@ def evaluate_partition(run: Any, qrels: Any, measures: MeasureSpec, *, exact: bo
     table = parquet.table(_canonical(run), "run", "run partition")
     rows: dict[str, list[Any]] = {c: [] for c in COLUMNS}
     if len(table):
-        names, _ = _query_numbers(table.qid)
+        names, _ = query_numbers(table.qid)
         prepared = prepare(index.subset(names), table, trec_order=False)
         part = evaluate_part(prepared, ms, exact=exact, spread=spread)
         for q in part.qids:
@@ -213,7 +213,7 @@ def _gather(rows: Any, ms: tuple, index: QrelsIndex, exact: bool, spread: bool) 
     judged = [q.decode("utf-8") for q in index.names]
     skipped_qrels = tuple(sorted((q for q in judged if q not in per_query), key=natural_key))
     skipped_run = tuple(sorted(run_only, key=natural_key))
-    ev = _finish(ms, queries, ordered, skipped_run, skipped_qrels, exact=exact, complete=False)
+    ev = finish(ms, queries, ordered, skipped_run, skipped_qrels, exact=exact, complete=False)
     if not spread:
         return ev
     per_query_spread = {q: {n: stats[q][n] for n in names} for q in queries}

@@ -65,7 +65,7 @@ from tieaware.model.errors import TieawareError
 from tieaware.model.params import probability
 from tieaware.model.names import Measure
 
-__all__ = ["SUPPORTED", "CONVENTIONS", "EXACT_SUPPORTED", "values", "chunks", "trec_eval_view", "ExactQueries"]
+__all__ = ["SUPPORTED", "CONVENTIONS", "EXACT_SUPPORTED", "values", "chunks", "trec_eval_view", "ExactQueries", "Groups", "expand", "gain_sums", "ideal_dcg"]
 
 #: Measures evaluated in array form; any other falls back to the per-query path.
 SUPPORTED = frozenset({"P", "R", "F1", "AP", "RR", "nDCG", "DCG", "RBP", "ERR"})
@@ -134,7 +134,7 @@ def chunks(p: Prepared, rows: Optional[int] = None) -> list[Prepared]:
     return pieces
 
 
-class _Groups:
+class Groups:
     """Per-group arrays shared by every measure of one evaluation."""
 
     def __init__(self, p: Prepared):
@@ -207,17 +207,17 @@ def _running_per_query(r: np.ndarray, first_group: np.ndarray) -> np.ndarray:
     return out
 
 
-def _cut(g: _Groups, k: Optional[int]) -> np.ndarray:
+def _cut(g: Groups, k: Optional[int]) -> np.ndarray:
     """The last rank of every group that counts: t + within(t, n, k)."""
     return g.t + kernels.within(g.t, g.size, k)
 
 
-def _hits(g: _Groups, k: int, r: np.ndarray) -> np.ndarray:
+def _hits(g: Groups, k: int, r: np.ndarray) -> np.ndarray:
     """Expected hits@k per query: Σ_groups expected_hits(within(t, n, k), r, n)."""
     return g.sum_per_query(kernels.expected_hits(kernels.within(g.t, g.size, k), r, g.size))
 
 
-def _ap_total(g: _Groups, k: Optional[int], rel: Fraction) -> tuple[np.ndarray, np.ndarray]:
+def _ap_total(g: Groups, k: Optional[int], rel: Fraction) -> tuple[np.ndarray, np.ndarray]:
     """AP's numerator Σ_groups ap_group(t, last, before, r, n) per query, and num_rel (the divisor ap_value takes)."""
     r, num_rel = g.relevant(rel)
     live = np.flatnonzero(r > 0)
@@ -227,7 +227,7 @@ def _ap_total(g: _Groups, k: Optional[int], rel: Fraction) -> tuple[np.ndarray, 
     return total, num_rel
 
 
-def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
+def _rr(g: Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
     """RR: rr_group of every query's first group holding a relevant document, all folded at once."""
     r, _ = g.relevant(rel)
     out = np.zeros(g.nq, dtype=np.float64)
@@ -240,7 +240,7 @@ def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
     return out
 
 
-def _gain_sums(g: _Groups, gain: str, rel: Fraction = Fraction(1)) -> Optional[np.ndarray]:
+def gain_sums(g: Groups, gain: str, rel: Fraction = Fraction(1)) -> Optional[np.ndarray]:
     """Gain per label number, or None when the gain cannot take every label (exp2 on a fraction).
 
     ``binary`` (``gain=binary``): 1 for a label >= *rel*, else 0, decided exactly.
@@ -254,13 +254,13 @@ def _gain_sums(g: _Groups, gain: str, rel: Fraction = Fraction(1)) -> Optional[n
     return np.array([float(2 ** int(x) - 1) for x in g.p.label_values])
 
 
-def _dcg(g: _Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
+def _dcg(g: Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
     """DCG: Σ_groups dcg_group(total gain, n, t, last) per query."""
     total_gain = g.per_group(gains[g.p.label])
     return g.sum_per_query(np.asarray(kernels.dcg_group(total_gain, g.size, g.t, _cut(g, k)), dtype=np.float64))
 
 
-def _ideal(g: _Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
+def ideal_dcg(g: Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
     """The ideal DCG per query: dcg_group over the query's judged gains sorted best first, one group per run of equal gains."""
     jq, jg = g.p.judged_query, gains[g.p.judged_label]
     if not len(jq):
@@ -276,13 +276,13 @@ def _ideal(g: _Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
     return np.bincount(q, weights=np.asarray(part, dtype=np.float64), minlength=g.nq)
 
 
-def _rbp(g: _Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray:
+def _rbp(g: Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray:
     """RBP: Σ_groups rbp_group(p, t, last, r, n) per query."""
     r, _ = g.relevant(rel)
     return g.sum_per_query(kernels.rbp_group(p, g.t, _cut(g, k), r, g.size))  # p a Fraction: 1 - p before rounding
 
 
-def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
+def _err(g: Groups, k: Optional[int]) -> Optional[np.ndarray]:
     """Expected ERR@k, all groups at once (fast.err's factorised form), or None to fall back.
 
     A group (start t, n members, slots s = min(n, k - t)) adds
@@ -331,7 +331,7 @@ def _err(g: _Groups, k: Optional[int]) -> Optional[np.ndarray]:
     return np.bincount(g.query[live], weights=np.exp(before[live]) * total, minlength=g.nq)
 
 
-def _expand(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def expand(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(owner, 0-based index) of count[i] consecutive entries per i."""
     count = count.astype(np.int64)
     owner = np.repeat(np.arange(len(count)), count)
@@ -349,7 +349,7 @@ def _subset_means(others: np.ndarray, keeps: np.ndarray, plain: np.ndarray, slot
     :func:`tieaware.fast.err.subset_means`, with the positions of the units
     taking a member sorted first, so each step touches only those.
     """
-    unit, m = _expand(slots)
+    unit, m = expand(slots)
     size = plain.astype(np.float64)[unit]  # members folded in so far, per position
     means = np.where(m <= size, 1.0, 0.0)
     mf = m.astype(np.float64)
@@ -388,14 +388,14 @@ def values(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[np
         cache = {}
     g = cache.get(id(p))
     if g is None:
-        g = cache[id(p)] = _Groups(p)
+        g = cache[id(p)] = Groups(p)
     out = _values(g, m)
     if out is None or m.norel == "0":
         return out
     return _no_relevant(g, m, np.asarray(out, dtype=np.float64))
 
 
-def _values(g: _Groups, m: Measure) -> Optional[np.ndarray]:
+def _values(g: Groups, m: Measure) -> Optional[np.ndarray]:
     if m.name in ("P", "R", "F1"):
         r, num_rel = g.relevant(m.rel)
         hits = _hits(g, m.k, r)
@@ -417,16 +417,16 @@ def _values(g: _Groups, m: Measure) -> Optional[np.ndarray]:
         return _rbp(g, m.k, m.rbp_p, m.rel)
     if m.name == "ERR":
         return _err(g, m.k)
-    gains = _gain_sums(g, m.gain, m.rel)
+    gains = gain_sums(g, m.gain, m.rel)
     if gains is None:
         return None
     dcg = _dcg(g, m.k, gains)
     if m.name == "DCG":
         return dcg
-    return kernels.ndcg_value(dcg, _ideal(g, m.k, gains))
+    return kernels.ndcg_value(dcg, ideal_dcg(g, m.k, gains))
 
 
-def _no_relevant(g: _Groups, m: Measure, out: np.ndarray) -> np.ndarray:
+def _no_relevant(g: Groups, m: Measure, out: np.ndarray) -> np.ndarray:
     """*out* with ``norel=``'s value (1, NaN or None for skip) for the queries without a relevant document.
 
     Relevant as :func:`tieaware.model.dispatch.no_relevant` decides it on the
@@ -491,7 +491,7 @@ class ExactQueries:
 
     def __init__(self, p: Prepared, memo: Optional[dict] = None):
         self.p = p
-        self.g = _Groups(p)
+        self.g = Groups(p)
         self.values = p.label_values
         nl = len(self.values)
         # label counts per group: (groups × distinct labels), small ints

@@ -49,6 +49,10 @@ from tieaware.model.tie_presets import NAMES as TIE_PRESETS, preset
 __all__ = [
     "Evaluation", "evaluate", "evaluate_prepared", "compute", "measure_list", "check_arguments", "no_query", "exact_mean", "aggregate", "geometric_mean",
     "LAYERS", "TIE_BREAKS", "GEO_MEAN_FLOOR",
+    "layer_module",
+    "check_layer",
+    "finish",
+    "Unjudged",
 ]  # fmt: skip
 
 LAYERS = ("fast", "reference")
@@ -60,7 +64,8 @@ TIE_BREAKS = (None, *TIE_PRESETS)
 MeasureSpec = Union[str, Measure, Iterable[Union[str, Measure]]]
 
 
-def _layer(layer: object) -> ModuleType:
+def layer_module(layer: object) -> ModuleType:
+    """The module of *layer*: tieaware.fast or tieaware.reference (TieawareError otherwise)."""
     if layer == "fast":
         from tieaware import fast
 
@@ -72,7 +77,8 @@ def _layer(layer: object) -> ModuleType:
     raise bad("layer", layer, f"must be one of {LAYERS}")
 
 
-def _check_layer(layer: object) -> None:
+def check_layer(layer: object) -> None:
+    """Refuse a *layer* that is not one of LAYERS, without importing it."""
     if layer not in LAYERS:
         raise bad("layer", layer, f"must be one of {LAYERS}")
 
@@ -113,7 +119,7 @@ def check_arguments(measures: MeasureSpec, layer: object, exact: object, tie_bre
     exact_, complete_ = flag(exact, "exact"), flag(complete, "complete")
     if tie_break is not None:
         preset(tie_break)  # one message naming every choice
-    _check_layer(layer)  # reject a bad layer before any work (without importing it)
+    check_layer(layer)  # reject a bad layer before any work (without importing it)
     for m in ms:
         if m.name == "RBO":
             raise bad("measure", str(m), NOT_ON_A_RUN)
@@ -146,10 +152,10 @@ def compute(
     >>> compute("R(rel=2)@1", [[1, 0], 2], ideal=[1, 2], layer="reference")
     Fraction(0, 1)
     """
-    return measure_value(_layer(layer), measure, ranking, num_rel=num_rel, ideal=ideal, exact=exact)
+    return measure_value(layer_module(layer), measure, ranking, num_rel=num_rel, ideal=ideal, exact=exact)
 
 
-class _Unjudged(dict):
+class Unjudged(dict):
     """One query's qrels whose ``get`` answers None for an unjudged docno (run_ranking then writes None)."""
 
     def get(self, key: Any, default: Any = None) -> Any:
@@ -441,7 +447,7 @@ def evaluate(
         marks = judged_only or any(m.name in UNJUDGED for m in ms)
         for qid in _progress(queries, progress, tie_break):
             judged = qrels[qid]
-            ranking = to_rank(run[qid], _Unjudged(judged) if marks else judged)
+            ranking = to_rank(run[qid], Unjudged(judged) if marks else judged)
             ideal = list(judged.values())
             try:
                 per_query[qid] = {
@@ -451,7 +457,7 @@ def evaluate(
                 raise TieawareError(f"query {qid!r}: {exc}") from None
     skipped_qrels = tuple(sorted((q for q in qrels if q not in run), key=natural_key))
     skipped_run = tuple(sorted((q for q in run if q not in qrels), key=natural_key))
-    return _finish(ms, queries, per_query, skipped_run, skipped_qrels, exact=exact, complete=complete)
+    return finish(ms, queries, per_query, skipped_run, skipped_qrels, exact=exact, complete=complete)
 
 
 def columnar(data: Any) -> bool:
@@ -509,7 +515,7 @@ def _decimal_text(x: Fraction) -> bytes:
         return format(Decimal(x.numerator) / Decimal(x.denominator), "f").encode()
 
 
-def _finish(
+def finish(
     ms: tuple[Measure, ...],
     queries: tuple[str, ...],
     per_query: dict[str, dict[str, Exact]],
@@ -519,6 +525,7 @@ def _finish(
     exact: bool,
     complete: bool,
 ) -> Evaluation:
+    """The Evaluation of per-query values: means (with -c's zeros for judged queries the run lacks) and the skipped queries."""
     # -c: every judged query missing from the run adds a 0 to each mean (and a query to NumQ).
     missing = len(skipped_qrels) if complete else 0
     zero, one = (Fraction(0), Fraction(1)) if exact else (0.0, 1.0)
@@ -569,7 +576,7 @@ def evaluate_prepared(
     queries = tuple(sorted(prepared.qids, key=natural_key))
     skipped_run = tuple(sorted(prepared.skipped_run, key=natural_key))
     skipped_qrels = tuple(sorted(prepared.skipped_qrels, key=natural_key))
-    return _finish(ms, queries, per_query, skipped_run, skipped_qrels, exact=exact, complete=complete)
+    return finish(ms, queries, per_query, skipped_run, skipped_qrels, exact=exact, complete=complete)
 
 
 def _options(depth: object, judged_only: object) -> tuple[Optional[int], bool]:
@@ -591,7 +598,7 @@ def _value(
             return compute(m, r, ideal=ideal, layer=layer, exact=exact)
     if depth is None:
         return value(ranking)
-    return _layer(layer).at_depth(value, ranking, depth)
+    return layer_module(layer).at_depth(value, ranking, depth)
 
 
 def _restricted(

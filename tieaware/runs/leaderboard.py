@@ -55,8 +55,8 @@ from tieaware.runs.board_intervals import MeasureIntervals, measure_intervals
 from tieaware.runs.board_columns import Column, system_columns
 from tieaware.runs.board_draws import DRAW_BUDGET, MIN_DRAWS, SAMPLES
 from tieaware.runs.board_pairs import PairResult, pair_results
-from tieaware.runs.comparison import _spreadable
-from tieaware.runs.evaluate import MeasureSpec, _layer, measure_list, natural_key
+from tieaware.runs.comparison import spreadable
+from tieaware.runs.evaluate import MeasureSpec, layer_module, measure_list, natural_key
 from tieaware.runs.standings import Standing, rank_systems
 
 __all__ = [
@@ -266,7 +266,7 @@ def compare_systems(
     """
     ms = board_measures(measures)
     exact = flag(exact, "exact")
-    _layer(layer)
+    layer_module(layer)
     check_options(alpha, correction, test, resamples, seed, samples, limit, ci)
     from tieaware.io.columns import prepare_dicts
     from tieaware.io.inputs import to_qrels, to_run
@@ -319,7 +319,7 @@ def sympy_values(result: SystemsComparison) -> SystemsComparison:
 
 def board_measures(measures: MeasureSpec) -> tuple[Measure, ...]:
     """The measures a leaderboard can take (those with a spread; RBO compares two rankings and is refused)."""
-    ms = _spreadable(measure_list(measures))
+    ms = spreadable(measure_list(measures))
     for m in ms:
         if m.name == "RBO":
             raise bad("measure", str(m), "compares two rankings, not a run with qrels; use `tieaware rbo`")
@@ -381,7 +381,7 @@ def compare_prepared(
     """
     ms = board_measures(measures)
     exact = flag(exact, "exact")
-    _layer(layer)
+    layer_module(layer)
     check_options(alpha, correction, test, resamples, seed, samples, limit, ci)
     names = tuple(prepared)
     if len(names) < 2:

@@ -39,7 +39,7 @@ import numpy as np
 
 from tieaware.model.exact import Exact
 from tieaware.model.names import Measure
-from tieaware.runs.evaluate import Evaluation, _finish, evaluate_prepared, natural_key
+from tieaware.runs.evaluate import Evaluation, finish, evaluate_prepared, natural_key
 
 __all__ = ["Part", "Combined", "evaluate_part", "combine"]
 
@@ -123,7 +123,7 @@ def query_spreads(prepared: Any, measures: tuple[Measure, ...], *, exact: bool, 
     """{qid: {measure: QueryStats}}: the spread engine in float mode, fast's tie_spread per query otherwise."""
     from tieaware.runs import comparison
 
-    comparison._spreadable(measures)
+    comparison.spreadable(measures)
     if not exact and layer == "fast":
         return comparison._array_spread(prepared, measures, False)
     return comparison._per_query_spread(prepared, measures, exact, False)
@@ -206,12 +206,12 @@ def combine(
             for q in skipped_qrels_t:  # as the means count them: 0, and 1 for NumQ
                 with_missing[q] = {str(m): QueryStats(*(3 * [one if m.name == "NumQ" else zero]), zero) for m in measures}
         spread_summary = spread(with_missing, [str(m) for m in measures], exact=exact)
-    tied_ev = _finish(measures, queries, ordered, skipped_run_t, skipped_qrels_t, **common)
+    tied_ev = finish(measures, queries, ordered, skipped_run_t, skipped_qrels_t, **common)
     if spreads is not None:
         tied_ev = Evaluation(**{**tied_ev.__dict__, "spread": spread_summary, "per_query_spread": per_query_spread})
     trec_ev = None
     if trec is not None:
-        trec_ev = _finish(measures, queries, {q: trec[q] for q in queries}, skipped_run_t, skipped_qrels_t, **common)
+        trec_ev = finish(measures, queries, {q: trec[q] for q in queries}, skipped_run_t, skipped_qrels_t, **common)
     return Combined(
         tied=tied_ev,
         trec=trec_ev,

@@ -38,7 +38,7 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 
 from tieaware.fast import rbo_kernels as K  # looked up when called: the kernels tieaware prove proves
-from tieaware.fast.rank_biased_overlap import _direct_tail
+from tieaware.fast.rank_biased_overlap import direct_tail
 from tieaware.fast.rbo_kernels import Span, Tail
 from tieaware.model.params import probability
 from tieaware.model.rbo_input import BOUNDS, bound_name, rbo_pair, variant_name
@@ -271,7 +271,7 @@ def _tail(piece: Tail, p: float, nq: int) -> list[float]:
     values = _root(geometric * power, tuple(np.broadcast_to(r, (nq,)) for r in piece.radicands))
     out = values.tolist()
     for i in np.flatnonzero(b != 0).tolist():  # a logarithmic tail: fast's direct sum, query by query
-        out[i] = _direct_tail(start[i], p, float(a[i]), float(b[i]))
+        out[i] = direct_tail(start[i], p, float(a[i]), float(b[i]))
     return out
 
 
@@ -284,11 +284,11 @@ def pairs_from_tables(a: Any, b: Any, depth: Optional[int] = None) -> Optional[t
     by docno.  None when two docnos of one run share a 64-bit key (a hash
     collision): the caller then compares query by query.
     """
-    from tieaware.io.columns import _hash, _key, _query_numbers, rank_rows
+    from tieaware.io.columns import hash_texts, row_keys, query_numbers, rank_rows
 
     width = max(a.docno.dtype.itemsize, b.docno.dtype.itemsize)  # one width: equal docnos hash alike in both runs
-    hashes = [_hash(t.docno, width) for t in (a, b)]
-    numbers = [_query_numbers(t.qid) for t in (a, b)]
+    hashes = [hash_texts(t.docno, width) for t in (a, b)]
+    numbers = [query_numbers(t.qid) for t in (a, b)]
     if depth is None and len(a) and len(b) and numbers[0][0] == numbers[1][0]:
         joined = _same_queries(a, b, hashes, numbers)
         if joined is not None:
@@ -311,7 +311,7 @@ def pairs_from_tables(a: Any, b: Any, depth: Optional[int] = None) -> Optional[t
             columns = tuple(c[rows] for c in columns)
         picked.append(columns)
     (qa, ta, ba, da, ha), (qb, tb, bb, db, hb) = picked
-    ka, kb = _key(qa, ha), _key(qb, hb)
+    ka, kb = row_keys(qa, ha), row_keys(qb, hb)
     del ha, hb
     order_b = np.argsort(kb, kind="stable")
     sorted_b = kb[order_b]
@@ -339,9 +339,9 @@ def _same_queries(a: Any, b: Any, hashes: list[np.ndarray], numbers: list[tuple[
     comes twice in a run (a duplicate docno, refused by the general path
     with its lines, or a hash collision): the general path then takes over.
     """
-    from tieaware.io.columns import _key, rank_rows
+    from tieaware.io.columns import row_keys, rank_rows
 
-    keys = [_key(q, h) for (_, q), h in zip(numbers, hashes)]
+    keys = [row_keys(q, h) for (_, q), h in zip(numbers, hashes)]
     orders = [np.argsort(k) for k in keys]
     (sa, sb) = sorted_keys = [k[o] for k, o in zip(keys, orders)]
     del keys

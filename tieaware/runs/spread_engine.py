@@ -53,7 +53,7 @@ from tieaware.fast import kernels, variance_kernels
 from tieaware.fast.arith import ARRAY
 from tieaware.io.columns import Prepared
 from tieaware.runs import engine
-from tieaware.runs.engine import _expand, _gain_sums, _Groups, _ideal
+from tieaware.runs.engine import expand, gain_sums, Groups, ideal_dcg
 from tieaware.model.names import Measure
 
 __all__ = ["SUPPORTED", "stats", "sorted_by_label"]
@@ -75,7 +75,7 @@ def stats(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[Sta
     cache = {} if cache is None else cache
     g = cache.get(id(p))
     if g is None:
-        g = cache[id(p)] = _Groups(p)
+        g = cache[id(p)] = Groups(p)
     if m.name in ("P", "R", "F1"):
         var = _unit(g, m)
     elif m.name == "RBP":
@@ -85,12 +85,12 @@ def stats(p: Prepared, m: Measure, cache: Optional[dict] = None) -> Optional[Sta
     elif m.name == "RR":
         var = _rr(g, m.k, m.rel)
     else:
-        gains = _gain_sums(g, m.gain)
+        gains = gain_sums(g, m.gain)
         if gains is None:
             return None  # a gain the labels cannot take: the per-query path raises the proper error
         var = _dcg(g, m.k, gains)
         if m.name == "nDCG":
-            ideal = _ideal(g, m.k, gains)
+            ideal = ideal_dcg(g, m.k, gains)
             scale = np.zeros_like(ideal)
             np.divide(1.0, ideal, out=scale, where=ideal != 0)
             var = var * scale * scale
@@ -132,7 +132,7 @@ def _sorted(p: Prepared, descending: bool, cache: dict) -> Prepared:
     return cache[key]
 
 
-def _unit(g: _Groups, m: Measure) -> np.ndarray:
+def _unit(g: Groups, m: Measure) -> np.ndarray:
     """P, R, F1: the weight u of one hit (the measure at hits = 1) squared times the hypergeometric variance."""
     r, num_rel = g.relevant(m.rel)
     k = m.k
@@ -148,7 +148,7 @@ def _unit(g: _Groups, m: Measure) -> np.ndarray:
     return g.sum_per_query(u * u * var)
 
 
-def _rbp(g: _Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray:
+def _rbp(g: Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray:
     """RBP: rbp_group_variance of every group holding a relevant document (Hoeffding, geometric weights)."""
     r, _ = g.relevant(rel)
     live = np.flatnonzero(r > 0)
@@ -157,7 +157,7 @@ def _rbp(g: _Groups, k: Optional[int], p: Fraction, rel: Fraction) -> np.ndarray
     return np.bincount(g.query[live], weights=np.maximum(var, 0.0), minlength=g.nq)
 
 
-def _ap(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
+def _ap(g: Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
     """AP: ap_group_variance of every group holding a relevant document within k, ÷ num_rel²."""
     r, num_rel = g.relevant(rel)
     live = np.flatnonzero((r > 0) & (kernels.within(g.t, g.size, k) > 0))
@@ -171,7 +171,7 @@ def _ap(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
     return per_query * scale * scale
 
 
-def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
+def _rr(g: Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
     """RR: rr_moments of every query's first group holding a relevant document within k, all folded at once."""
     r, _ = g.relevant(rel)
     out = np.zeros(g.nq)
@@ -185,14 +185,14 @@ def _rr(g: _Groups, k: Optional[int], rel: Fraction) -> np.ndarray:
     return out
 
 
-def _dcg(g: _Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
+def _dcg(g: Groups, k: Optional[int], gains: np.ndarray) -> np.ndarray:
     """DCG: per group, rank_statistic_variance of its gains on the discounts of its ranks within k."""
     n, t = g.size, g.t
     live = np.flatnonzero((n > 1) & (kernels.within(t, n, k) > 0))
     if not len(live):
         return np.zeros(g.nq)
     nl = n[live]
-    owner, index = _expand(nl)  # every slot of the live groups
+    owner, index = expand(nl)  # every slot of the live groups
     rows = g.start_row[live][owner] + index
     x = gains[g.p.label[rows]]
     first = np.cumsum(nl.astype(np.int64)) - nl.astype(np.int64)

@@ -9,7 +9,7 @@ import numpy as np
 
 from tieaware.model.exact import Exact
 from tieaware.runs.board_columns import Column, sign_near
-from tieaware.runs.comparison import _minus
+from tieaware.runs.comparison import minus
 
 __all__ = ["Standing", "rank_systems"]
 
@@ -46,7 +46,7 @@ def rank_systems(names: Sequence[str], cols: Mapping[str, Column]) -> list[Stand
     fhigh = {s: float(np.mean(cols[s].floats("best"))) for s in names}
 
     def above(x: dict, fx: dict, t: str, y: dict, fy: dict, s: str) -> bool:
-        return sign_near(lambda: _minus(x[t], y[s]), fx[t] - fy[s]) > 0
+        return sign_near(lambda: minus(x[t], y[s]), fx[t] - fy[s]) > 0
 
     rows = []
     for s in names:

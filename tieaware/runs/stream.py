@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence, Union
 import numpy as np
 
 from tieaware.io import stream
-from tieaware.io.columns import Table, _duplicates, _labels, _query_numbers, prepare
+from tieaware.io.columns import Table, check_duplicates, label_numbers, query_numbers, prepare
 from tieaware.model.errors import TieawareError, bad
 from tieaware.model.params import flag
 from tieaware.runs import evaluate as _whole
@@ -118,10 +118,10 @@ class QrelsIndex:
 
     def __init__(self, qrels: Table):
         self.table = qrels
-        names, numbers = _query_numbers(qrels.qid)
+        names, numbers = query_numbers(qrels.qid)
         # checked once here as the in-memory path checks them: a duplicate judgement, a bad label
-        _duplicates(qrels, numbers, "duplicate judgement of docno {docno!r} for query {qid!r}")
-        _labels(qrels)
+        check_duplicates(qrels, numbers, "duplicate judgement of docno {docno!r} for query {qid!r}")
+        label_numbers(qrels)
         self.names = names
         self.order = np.argsort(numbers, kind="stable")
         self.bounds = np.searchsorted(numbers[self.order], np.arange(len(names) + 1)).tolist()
@@ -141,7 +141,7 @@ _STATE: dict[str, Any] = {}
 
 
 def _work(piece: Table, index: QrelsIndex, options: dict[str, Any]) -> Part:
-    names, _ = _query_numbers(piece.qid)
+    names, _ = query_numbers(piece.qid)
     # one broken order per evaluation: the main values' preset, else the column's (trec=True: trec_eval)
     broken = options["tie_break"] or ("trec_eval" if options["trec"] is True else options["trec"])
     prepared = prepare(index.subset(names), piece, trec_order=broken or False)
@@ -421,9 +421,9 @@ def compare_runs_files(
     are those of ``compare_runs_prepared`` on the whole files; returned
     with each run's :class:`~tieaware.runs.evaluate.Evaluation`.
     """
-    from tieaware.runs.comparison import MAX_SUPPORT, UNJUDGED, _compare_arguments, _compare_measures
+    from tieaware.runs.comparison import MAX_SUPPORT, UNJUDGED, compare_arguments, compare_measures
 
-    ms, exact, _, max_support = _compare_arguments(measures, layer, exact, False, MAX_SUPPORT if max_support is None else max_support)
+    ms, exact, _, max_support = compare_arguments(measures, layer, exact, False, MAX_SUPPORT if max_support is None else max_support)
     index = QrelsIndex(qrels if isinstance(qrels, Table) else read_qrels(qrels))
     with ExitStack() as spools:  # a stream (stdin) is copied to a temporary file: it is read more than once
         runs = [spools.enter_context(stream.spooled(r, "run")) for r in (run_a, run_b)]
@@ -443,7 +443,7 @@ def compare_runs_files(
             raise bad("runs", names[:5], "share no query that has qrels")
         marks = any(m.name in UNJUDGED for m in ms)
         windows = [_Windows(index, run, queries, marks) for run in runs]
-        out = _compare_measures(
+        out = compare_measures(
             ms, queries, exact, max_support,
             [lambda q, key, e=e: _stats(e, q, key) for e in evaluations],
             [lambda position, q, w=w: w(position) for w in windows],
@@ -465,9 +465,9 @@ class _Windows:
     LARGEST = 1 << 14
 
     def __init__(self, index: Any, run: Any, queries: Sequence[str], marks: bool) -> None:
-        from tieaware.runs.comparison import _Inputs
+        from tieaware.runs.comparison import Inputs
 
-        self.make = _Inputs
+        self.make = Inputs
         self.index, self.run, self.queries, self.marks = index, run, queries, marks
         self.start = self.stop = 0
         self.size = self.FIRST

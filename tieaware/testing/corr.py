@@ -20,7 +20,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tieaware.testing.rbo import _POOL, _build, _split_until, tie_structure
+from tieaware.testing.rbo import POOL, build, split_until, tie_structure
 
 __all__ = ["corr_pairs", "untied_corr_pairs"]
 
@@ -37,12 +37,12 @@ def corr_pairs(draw: Any, max_items: int = 7, max_orderings: int = 2000, min_ite
     (1, True)
     """
     n = draw(st.integers(min_value=min_items, max_value=max_items))
-    items = draw(st.lists(st.sampled_from(_POOL), min_size=n, max_size=n, unique=True))
+    items = draw(st.lists(st.sampled_from(POOL), min_size=n, max_size=n, unique=True))
     items_y = draw(st.permutations(items))
-    sizes_x = _split_until(draw(tie_structure(n)), math.isqrt(max_orderings))
+    sizes_x = split_until(draw(tie_structure(n)), math.isqrt(max_orderings))
     budget_y = max_orderings // math.prod(math.factorial(s) for s in sizes_x)
-    sizes_y = _split_until(draw(tie_structure(n)), max(budget_y, 1))
-    return _build(draw, items, sizes_x), _build(draw, list(items_y), sizes_y)
+    sizes_y = split_until(draw(tie_structure(n)), max(budget_y, 1))
+    return build(draw, items, sizes_x), build(draw, list(items_y), sizes_y)
 
 
 @st.composite

@@ -24,7 +24,7 @@ from typing import Any, Optional
 
 from hypothesis import strategies as st
 
-from tieaware.testing.rbo import _split_until, tie_structure
+from tieaware.testing.rbo import split_until, tie_structure
 
 __all__ = [
     "labels",
@@ -104,7 +104,7 @@ def rankings_with_ideal(
     """
     strategy = labels() if label_strategy is None else label_strategy
     values = draw(st.lists(strategy, max_size=max_size))
-    sizes = _split_until(draw(tie_structure(len(values))), max_orderings) if values else []
+    sizes = split_until(draw(tie_structure(len(values))), max_orderings) if values else []
     ranking: list = []
     start = 0
     for n in sizes:

@@ -21,13 +21,15 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-__all__ = ["tie_structure", "rbo_rankings", "rbo_pairs", "untied_rbo_pairs"]
+__all__ = ["tie_structure", "rbo_rankings", "rbo_pairs", "untied_rbo_pairs", "POOL", "build", "split_until"]
 
-_POOL = [f"i{n}" for n in range(12)] + list(range(4))  # str and int items
+#: The items rankings are drawn from: str and int (an RBO input may mix them).
+POOL = [f"i{n}" for n in range(12)] + list(range(4))
 _GROUP_TYPES = (list, tuple, set, frozenset)
 
 
-def _split_until(sizes: list[int], budget: int) -> list[int]:
+def split_until(sizes: list[int], budget: int) -> list[int]:
+    """*sizes* with the largest group halved until the orderings number at most *budget*."""
     # Halve the largest group until the orderings fit the budget: small
     # shapes stay as drawn, and the result is a deterministic function of
     # the draw, which keeps shrinking effective.
@@ -64,12 +66,13 @@ def rbo_rankings(draw: Any, max_items: int = 8, pool: Any = None, max_orderings:
     >>> len(find(rbo_rankings(max_items=3), lambda r: len(r) == 2))
     2
     """
-    items = draw(st.lists(st.sampled_from(pool or _POOL), min_size=1, max_size=max_items, unique=True))
-    sizes = _split_until(draw(tie_structure(len(items))), max_orderings)
-    return _build(draw, items, sizes)
+    items = draw(st.lists(st.sampled_from(pool or POOL), min_size=1, max_size=max_items, unique=True))
+    sizes = split_until(draw(tie_structure(len(items))), max_orderings)
+    return build(draw, items, sizes)
 
 
-def _build(draw: Any, items: list[Any], sizes: list[int]) -> list[Any]:
+def build(draw: Any, items: list[Any], sizes: list[int]) -> list[Any]:
+    """A ranking of *items* in groups of *sizes* (a singleton drawn bare or as a group, a group as a list, tuple, set or frozenset)."""
     ranking: list[Any] = []
     start = 0
     for n in sizes:
@@ -91,16 +94,16 @@ def rbo_pairs(draw: Any, max_items: int = 8, max_orderings: int = 1000) -> tuple
     >>> len(S) >= 1 and any(isinstance(g, list) for g in L)
     True
     """
-    pool = draw(st.lists(st.sampled_from(_POOL), min_size=1, max_size=2 * max_items, unique=True))
+    pool = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=2 * max_items, unique=True))
     items_S = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=max_items, unique=True))
     items_L = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=max_items, unique=True))
     sizes_S = draw(tie_structure(len(items_S)))
     sizes_L = draw(tie_structure(len(items_L)))
     # Share the budget: split S first to its square root, then L to the rest.
-    sizes_S = _split_until(sizes_S, math.isqrt(max_orderings))
+    sizes_S = split_until(sizes_S, math.isqrt(max_orderings))
     budget_L = max_orderings // math.prod(math.factorial(n) for n in sizes_S)
-    sizes_L = _split_until(sizes_L, max(budget_L, 1))
-    return _build(draw, items_S, sizes_S), _build(draw, items_L, sizes_L)
+    sizes_L = split_until(sizes_L, max(budget_L, 1))
+    return build(draw, items_S, sizes_S), build(draw, items_L, sizes_L)
 
 
 @st.composite
@@ -112,7 +115,7 @@ def untied_rbo_pairs(draw: Any, max_items: int = 12) -> tuple[list[Any], list[An
     >>> len(L) > len(S) >= 1
     True
     """
-    pool = draw(st.lists(st.sampled_from(_POOL), min_size=1, max_size=2 * max_items, unique=True))
+    pool = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=2 * max_items, unique=True))
     S = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=max_items, unique=True))
     L = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=max_items, unique=True))
     return S, L
