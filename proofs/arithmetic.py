@@ -45,6 +45,7 @@ _j, _lo, _hi = sympy.symbols("j lo hi", integer=True, nonnegative=True)
     f"(exponents <= {POWER_TOP}, p in {', '.join(map(str, POWER_BASES))}); formal discount spans = Σ_j c_j·D(j).",
     bounded(f"hi<={HARMONIC_TOP}; exponents<={POWER_TOP}, {len(POWER_BASES)} values of p; spans<=8"),
     lambda: Eq(Tex(r"\mathrm{EXACT.harmonic}(lo, hi)"), Sum(1 / _j, (_j, _lo + 1, _hi)), evaluate=False),
+    why='These primitives are loops over integers (binary splitting, integer power sums), not formulas in symbolic sizes, so their cases are numbers; hi <= 80 spans several levels of the splitting (its base case is 16 ranks).',
 )
 def prove_exact_arithmetic(exact: Optional[Any] = None) -> str:
     A = exact or arith.EXACT

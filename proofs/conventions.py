@@ -120,6 +120,7 @@ def prove_ap_capped(group: Optional[Callable[..., Any]] = None, compose: Optiona
         sympy.binomial(Symbol("m"), Symbol("h")) * sympy.binomial(_n - Symbol("m"), Symbol("r") - Symbol("h")) / sympy.binomial(_n, Symbol("r")),
         evaluate=False,
     ),
+    why='hits_pmf takes numbers, not symbols (binomials of ints), so it is checked against counting the slot sets themselves, every h, m and r for n <= 10.',
 )
 def prove_hits_pmf(pmf: Optional[Callable[..., Any]] = None) -> str:
     pmf = pmf or kernels.hits_pmf
@@ -187,6 +188,7 @@ def expected_ap_by_hits(summary: list[Group], k: int) -> Fraction:
         ),
         evaluate=False,
     ),
+    why='The divisor hits@k is random when a group straddles k, so the expectation of the ratio is not a ratio of expectations and the sum over h needs numbers: every tie structure, relevant count and k up to 6 documents.',
 )
 def prove_ap_by_hits(
     group: Optional[Callable[..., Any]] = None, pmf: Optional[Callable[..., Any]] = None, compose: Optional[Callable[..., Any]] = None

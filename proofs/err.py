@@ -202,4 +202,5 @@ ERR_GROUP = Theorem(
     scope=bounded(f"n<={ERR_MEMBERS}; N<={ERR_DOCUMENTS} whole"),
     check=prove_err_group,
     formula=_formula,
+    why="sympy cannot sum over the permutations of a group of symbolic size, and err_group's loops over members and slots need numbers: every group of <= 4 members with symbolic t and R_i, every pattern of equal R_i.",
 )

@@ -89,6 +89,7 @@ def _relevant(r: list) -> int:
     "set_map, set_relative_P, utility and num_nonrel_judged_ret are the same on every ordering: E = the value.",
     bounded(f"N<={SET_DOCUMENTS}, four kinds of document; invariance general"),
     lambda: sympy.Eq(Tex(r"\mathbb{E}[f(\mathrm{counts})]"), Tex(r"f(\mathrm{counts})"), evaluate=False),
+    why="The invariance is general (every ordering holds the same documents, so the counts do not change); the bound limits only the check that trec_eval's counting and fast's agree, on every ranking of <= 4 documents of four kinds.",
 )
 def prove_set_measures(measures: Any = None) -> str:
     layer = measures or fast
@@ -127,6 +128,7 @@ def _each(r: list) -> list:
         / Tex("R"),
         evaluate=False,
     ),
+    why="Bpref's lemma is general; composed with m_binG.c's loop it is checked on every ordering of every ranking of <= 5 documents with an undefined discount D (every discount at once): sympy cannot sum over the orderings of a ranking of symbolic size.",
 )
 def prove_binary_gain(compose: Callable[..., Any] = fast.binary_gain) -> str:
     cases = 0
@@ -148,6 +150,7 @@ _A, _N, _U, _T = sympy.symbols("A N U t", integer=True, nonnegative=True)
     "E[infAP] = (1/R) Σ_groups Σ_{α,δ,s} P(α,δ,s)·(1 + (A+α+D+δ+U+s·u/(u+x))·(A+α+ε)/(A+α+D+δ+2ε))/(t+1+α+δ+s)·r.",
     bounded("group size<=4 with symbolic counts above and start; N<=4 composed"),
     lambda: sympy.Eq(Tex(r"\mathbb{E}[\mathrm{infAP}]"), Tex(r"\frac{1}{R}\sum_g \mathrm{infap\_group}_g"), evaluate=False),
+    why='infap_group sums over the hypergeometric counts before a relevant member; sympy cannot sum over the orders of a group of symbolic size, so every group of <= 4 members of four kinds is checked, the counts above and the start symbolic.',
 )
 def prove_infap(group: Callable[..., Any] = infap_group, compose: Callable[..., Any] = fast.inferred_average_precision) -> str:
     eps = sympy.Rational(INFAP_EPSILON.numerator, INFAP_EPSILON.denominator)
@@ -197,6 +200,7 @@ def _ideals(r: list):
     "E[G] = Σ_groups Σ_γ γ·(c_γ/n)·Σ_q Σ_σ P(σ | q−1 others)·D(1 + C(t+q) − S_above − γ − σ) / Σ ideal.",
     bounded(f"N<={GAIN_DOCUMENTS}, labels 0..2, every discount D"),
     lambda: sympy.Eq(Tex(r"\mathbb{E}[G]"), Tex(r"\frac{1}{I}\sum_p \mathbb{E}[g_p D(1 + C(p) - S(p))]"), evaluate=False),
+    why="The subset sums S(p) are loops over a group's members, not closed forms: with an undefined discount D, every ordering of every ranking of <= 4 documents (labels 0..2) against m_G.c's loop.",
 )
 def prove_g(compose: Callable[..., Any] = fast.normalised_gain) -> str:
     cases = 0
@@ -215,6 +219,7 @@ def prove_g(compose: Callable[..., Any] = fast.normalised_gain) -> str:
     "E[y_p·g_j] = (P_g·G_g − G⁺_g)/(n(n−1)) for two slots of a group.",
     bounded(f"N<={GAIN_DOCUMENTS - 1}, labels 0..2, every discount D"),
     lambda: sympy.Eq(Tex(r"\mathbb{E}[y_p g_j]"), (Tex("P_g") * Tex("G_g") - Tex("G^+_g")) / (Tex("n") * (Tex("n") - 1)), evaluate=False),
+    why="fast's ndcg_relevant is a sum of ratios of discount sums: rational functions in an undefined D(1..n) simplify slowly beyond 3 documents, so every ordering of every ranking of <= 3 documents (labels 0..2).",
 )
 def prove_ndcg_rel(compose: Callable[..., Any] = fast.ndcg_relevant) -> str:
     cases = 0
@@ -232,6 +237,7 @@ def prove_ndcg_rel(compose: Callable[..., Any] = fast.ndcg_relevant) -> str:
     "E[Rndcg] = (1/K) Σ_{(c, b)} E[DCG@c]/IDCG@b over m_Rndcg.c's fixed points (c, b).",
     bounded(f"N<={GAIN_DOCUMENTS - 1}, labels 0..2, every discount D"),
     lambda: sympy.Eq(Tex(r"\mathbb{E}[\mathrm{Rndcg}]"), Tex(r"\frac{1}{K}\sum_{(c,b)} \frac{\mathbb{E}[DCG@c]}{IDCG@b}"), evaluate=False),
+    why="m_Rndcg.c's points (c, b) do not depend on the ordering, but E[DCG@c]/IDCG@b is a ratio of discount sums in an undefined D(1..n) that simplifies slowly beyond 3 documents: every ordering of every ranking of <= 3 documents.",
 )
 def prove_rndcg(compose: Callable[..., Any] = fast.r_ndcg) -> str:
     cases = 0
@@ -249,6 +255,7 @@ def prove_rndcg(compose: Callable[..., Any] = fast.r_ndcg) -> str:
     "E[M(s)], the pmf of M(s), and E[S], E[S²] for S = Σ_s w_s·M(s), M(s) = max_{c>=s} c/pos_c, by the suffix-maximum programme.",
     bounded(f"N<={IPREC_DOCUMENTS}, symbolic weights w_s"),
     lambda: sympy.Eq(Tex(r"\mathbb{E}[M(s)]"), Tex(r"\mathbb{E}[\max_{c \geq s} c/\mathrm{pos}_c]"), evaluate=False),
+    why="A maximum is not linear: the suffix-maximum programme runs over concrete groups, checked against m_iprec_at_recall.c's loop on every ordering of every binary ranking of <= 5 documents, the weights w_s symbolic.",
 )
 def prove_iprec(programme: Callable[..., Any] = iprec_stats) -> str:
     from tieaware.fast.interpolated import relevant_groups
@@ -306,6 +313,7 @@ def _tie_aware_f(ranking: list) -> Any:
         sympy.Sum(Tex(r"\frac{\prod_l \binom{n_l}{c_l}}{\binom{n}{m}}") * Tex(r"\mathbb{E}[f(\mathrm{above} + c)]"), (Tex("c"), 0, Tex("m"))),
         evaluate=False,
     ),
+    why='The kept part of the crossing group is a uniformly random m-subset in random order, a sum over subsets sympy cannot form for a group of symbolic size: f an undefined function of the kept labels (every measure at once), every depth, every ranking of <= 5 documents.',
 )
 def prove_depth_mixture(compose: Callable[..., Any] = fast.at_depth) -> str:
     from tieaware.reference.truncation import at_depth as ref_depth

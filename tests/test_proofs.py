@@ -122,6 +122,16 @@ def test_cli_prove_prints_the_scope_summary(capsys):
     assert "pair: " in out.split("Scope:", 1)[1]  # --details: what the proof covered
 
 
+def test_every_bounded_theorem_says_why_in_the_tools_output(capsys):
+    # tieaware prove prints each bounded theorem's reason itself, not a pointer to the docs
+    bounded = [n for n, t in THEOREMS.items() if t.scope != GENERAL]
+    assert all(len(THEOREMS[n].why) > 40 for n in bounded), [n for n in bounded if len(THEOREMS[n].why) <= 40]
+    name = "hits pmf"
+    assert main(["prove", name]) == 0
+    out = capsys.readouterr().out
+    assert f"  {name}: {THEOREMS[name].scope}. {THEOREMS[name].why}" in out and "Why: docs/proofs.md" not in out
+
+
 def test_cli_prove_in_two_processes_gives_the_same_table(capsys):
     names = ["pair", "RBO contribution", "Success@k"]
     assert main(["prove", *names, "--jobs", "2"]) == 0
