@@ -308,3 +308,19 @@ def test_pyterrier_experiment_in_batches(installed):
     batched = pt.Experiment([system], topics, q, measures, names=["a"], perquery=True, batch_size=4)
     key = ["qid", "measure"]
     assert whole.sort_values(key)["value"].tolist() == batched.sort_values(key)["value"].tolist()
+
+
+def test_fast_float_for_big_runs():
+    qrels, run = TIED
+    exact = _ours(MEASURES, qrels, run)
+    exact[NumQ] = float(len(qrels) - 2)
+    ta.install(fast_float=True)
+    try:
+        got = ir_measures.calc_aggregate(MEASURES, qrels, run)
+    finally:
+        ta.uninstall()
+        ta.PROVIDER.fast_float = False
+    assert all(math.isclose(got[m], exact[m], rel_tol=1e-12, abs_tol=1e-15) for m in MEASURES)
+    with pytest.raises(tieaware.TieawareError, match="fast_float"):
+        ta.install(fast_float="yes")
+    assert not ta.is_installed()
