@@ -74,6 +74,9 @@ _ENGINE = ["tests/test_one_formula.py", "tests/test_engine.py", "tests/test_eval
 # tests/test_differential.py (fast against reference on drawn rankings) is left out: its traced baseline does not
 # finish on a loaded 2-core machine; a survivor of these is run against it alone (--only ID --tests tests/test_differential.py)
 _FAST = ["tests/test_golden_paper.py", "tests/test_golden_tutorial.py", "tests/test_rbp_err.py"]
+_BOARD = ["tests/test_significance.py", "tests/test_compare_systems_cli.py"]
+_FAMILIES = ["tests/test_trec_eval_measures.py", "tests/test_one_formula_rbo_trec.py"]
+_CORR = ["tests/test_correlation_golden.py", "tests/test_correlation_differential.py", "tests/test_correlation_input.py"]
 
 #: file -> (test files, theorems of ``tieaware prove``).  Files under test, in the order the script reports them.
 TARGETS: dict[str, tuple[list[str], list[str]]] = {
@@ -97,6 +100,24 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "fast/err.py": (["tests/test_one_formula.py", *_FAST], ["ERR subset mean", "ERR group"]),
     "tieaware/runs/engine.py": (_ENGINE + ["tests/test_trec_equivalence.py"], []),
     "tieaware/runs/spread_engine.py": (["tests/test_spread_engine.py", "tests/test_eval_spread.py"], []),
+    # the newer code: significance, the leaderboard (split by concept), trec_eval's families, correlation, streams, Dask
+    "tieaware/runs/significance.py": (_BOARD, []),
+    "tieaware/runs/leaderboard.py": (_BOARD, []),
+    "tieaware/runs/board_columns.py": (_BOARD, []),
+    "tieaware/runs/board_pairs.py": (_BOARD, []),
+    "tieaware/runs/board_draws.py": (_BOARD, []),
+    "tieaware/runs/standings.py": (_BOARD, []),
+    "tieaware/io/board_text.py": (_BOARD, []),
+    "tieaware/io/board_json.py": (_BOARD, []),
+    "fast/trec_eval_measures.py": (_FAMILIES, ["set measures", "binG", "infAP", "G", "ndcg_rel", "Rndcg"]),
+    "fast/interpolated.py": (_FAMILIES, ["iprec"]),
+    "fast/truncation.py": (_FAMILIES, ["-M mixture"]),
+    "fast/correlation.py": (_CORR, ["τ_a = E[τ]", "E[τ_AP]", "Var τ", "Var τ_AP", "τ, τ_AP extremes"]),
+    "fast/corr_kernels.py": (_CORR, ["τ_a = E[τ]", "E[τ_AP]", "Var τ", "Var τ_AP", "τ, τ_AP extremes"]),
+    "tieaware/io/stream.py": (["tests/test_stream_ranges.py", "tests/test_bad_input_streams.py", "tests/test_scale_stream.py"], []),
+    "tieaware/io/matrix.py": (["tests/test_scale_inputs.py"], []),
+    "tieaware/runs/dask_engine.py": (["tests/test_scale_dask.py"], []),
+    "tieaware/check/convention.py": (["tests/test_check_conventions.py", "tests/test_conventions.py"], []),
 }
 
 #: Hand-written mutants: (file, text in it, replacement, why).  The audit's survivors, kept so they stay killed.
