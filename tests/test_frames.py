@@ -175,3 +175,15 @@ def test_eval_csv_with_spread_and_from_stdin(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(RUN.encode())))
     assert main(["eval", qrels, "-", "-m", "AP", "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines()[1] == "stdin,all,AP,0.6805555555555556,49/72,0.5833333333333334"
+
+
+def test_long_frames_with_a_spread_have_min_and_max():
+    scores = np.array([[0.9, 0.9, 0.1], [0.3, 0.2, 0.1]], dtype=np.float32)
+    ev = tieaware.evaluate_matrix(scores, [{1}, {0}], "RR@10 P@1", spread=True)
+    frame = ev.to_long("encoder")
+    assert list(frame.columns) == ["name", "qid", "measure", "value", "min", "max"]  # compare_systems' per-query columns
+    row = frame.query("qid == '0' and measure == 'RR@10'").iloc[0]
+    assert (row["value"], row["min"], row["max"]) == (0.75, 0.5, 1.0)  # the relevant column ties for first
+    polars = ev.to_polars("encoder")
+    assert polars.columns == ["name", "qid", "measure", "value", "min", "max", "exact"]
+    assert polars["min"].to_list() == frame["min"].tolist()

@@ -51,13 +51,19 @@ def _text(value: Any) -> Any:
     return None if isinstance(value, float) else to_exact_string(value)
 
 
-def to_pandas(rows: Sequence[Row], *, exact: bool = False) -> Any:
-    """A pandas DataFrame with :data:`COLUMNS`; ``value`` float64, or the exact values (object) with *exact*."""
+Columns = Sequence[tuple[str, Sequence[Any]]]
+
+
+def to_pandas(rows: Sequence[Row], *, exact: bool = False, extra: Columns = ()) -> Any:
+    """A pandas DataFrame with :data:`COLUMNS` and *extra* (header, values) columns (``min``, ``max``).
+
+    Values are float64, or with *exact* the exact values (object columns).
+    """
     import pandas as pd
 
-    values = [v for *_, v in rows] if exact else [_float(v) for *_, v in rows]
     frame = pd.DataFrame({c: [r[i] for r in rows] for i, c in enumerate(COLUMNS[:3])})
-    frame["value"] = pd.Series(values, dtype=object if exact else "float64")
+    for header, values in (("value", [r[3] for r in rows]), *extra):
+        frame[header] = pd.Series(list(values) if exact else [_float(v) for v in values], dtype=object if exact else "float64")
     return frame
 
 
@@ -75,16 +81,18 @@ def polars_of(frame: Any) -> Any:
     return pl.DataFrame({c: frame[c].tolist() for c in frame.columns})
 
 
-def to_polars(rows: Sequence[Row]) -> Any:
-    """A polars DataFrame with :data:`COLUMNS` (``value`` Float64) and ``exact``, the exact text (Utf8)."""
+def to_polars(rows: Sequence[Row], extra: Columns = ()) -> Any:
+    """A polars DataFrame with :data:`COLUMNS` (``value`` Float64), *extra* Float64 columns, and ``exact``, the exact text."""
     pl = _polars()
-    return pl.DataFrame(
-        {**{c: [r[i] for r in rows] for i, c in enumerate(COLUMNS[:3])}, "value": [_float(r[3]) for r in rows], "exact": [_text(r[3]) for r in rows]},
-        schema={"name": pl.Utf8, "qid": pl.Utf8, "measure": pl.Utf8, "value": pl.Float64, "exact": pl.Utf8},
-    )
+    data: dict[str, list] = {c: [r[i] for r in rows] for i, c in enumerate(COLUMNS[:3])}
+    schema: dict[str, Any] = {c: pl.Utf8 for c in COLUMNS[:3]}
+    for header, values in (("value", [r[3] for r in rows]), *extra):
+        data[header], schema[header] = [_float(v) for v in values], pl.Float64
+    data["exact"], schema["exact"] = [_text(r[3]) for r in rows], pl.Utf8
+    return pl.DataFrame(data, schema=schema)
 
 
-def to_csv(rows: Sequence[Row], extra: Sequence[tuple[str, Sequence[Any]]] = ()) -> str:
+def to_csv(rows: Sequence[Row], extra: Columns = ()) -> str:
     """CSV text: :data:`COLUMNS`, ``exact`` and any *extra* (header, values) columns; floats in full (``repr``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -98,7 +106,7 @@ def _cell(value: Any) -> str:
     return "" if value is None else repr(_float(value))
 
 
-def to_parquet(rows: Sequence[Row], extra: Sequence[tuple[str, Sequence[Any]]] = ()) -> bytes:
+def to_parquet(rows: Sequence[Row], extra: Columns = ()) -> bytes:
     """A Parquet file's bytes with the columns of :func:`to_csv` (``value`` and *extra* float64); needs pyarrow."""
     try:
         import pyarrow as pa

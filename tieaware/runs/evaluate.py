@@ -333,7 +333,10 @@ class Evaluation:
 
         The shape of ``pt.Experiment(..., perquery=True)``: ``pd.concat`` it with
         PyTerrier's.  ``value`` is float64 (each exact value rounded once); with
-        *exact* it holds the exact values (object column).
+        *exact* it holds the exact values (object column).  With a spread
+        (``evaluate_matrix(..., spread=True)``) ``min`` and ``max`` follow: each
+        query's smallest and largest value over every tie-breaking, as in
+        :meth:`tieaware.SystemsComparison.per_query_dataframe`.
 
         >>> from tieaware.io.trec import parse_qrels, parse_run
         >>> ev = evaluate(parse_qrels(["q1 0 a 1"]), parse_run(["q1 Q0 a 1 2 r", "q1 Q0 b 2 2 r"]), "P@1 RR")
@@ -344,21 +347,29 @@ class Evaluation:
         """
         from tieaware.io.frames import to_pandas
 
-        return to_pandas(_long_rows(self, name), exact=flag(exact, "exact"))
+        rows, extra = _long_rows(self, name)
+        return to_pandas(rows, exact=flag(exact, "exact"), extra=extra)
 
     def to_polars(self, name: str = "run") -> Any:
         """:meth:`to_long` as a polars DataFrame, with ``exact``: each exact value's text (empty in float mode)."""
         from tieaware.io.frames import to_polars
 
-        return to_polars(_long_rows(self, name))
+        rows, extra = _long_rows(self, name)
+        return to_polars(rows, extra)
 
 
-def _long_rows(ev: Evaluation, name: str) -> list:
+def _long_rows(ev: Evaluation, name: str) -> tuple[list, list]:
+    """The long rows, and with a spread the ``min`` and ``max`` columns (each query's worst and best value)."""
     from tieaware.io.frames import long_rows
 
     if not isinstance(name, str):
         raise bad("name", name, "must be a string, the system's name in the name column")
-    return long_rows(name, ev.queries, ev.per_query, [str(m) for m in ev.measures])
+    names = [str(m) for m in ev.measures]
+    rows = long_rows(name, ev.queries, ev.per_query, names)
+    stats = ev.per_query_spread
+    if stats is None:
+        return rows, []
+    return rows, [(c, [getattr(stats[q][m], attr) for q in ev.queries for m in names]) for c, attr in (("min", "worst"), ("max", "best"))]
 
 
 def natural_key(qid: str) -> tuple:
