@@ -224,6 +224,20 @@ def test_a_tie_is_equality_in_the_given_dtype():
     assert metrics.reciprocal_rank(x.astype(np.float16), [{0}]).tolist() == [0.75]
 
 
+def test_bfloat16_ties_are_bfloat16_equality():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = np.array([[1.0, 1.0039, 0.5]])  # one bfloat16 value, two float32 ones
+    assert metrics.reciprocal_rank(x.astype(ml_dtypes.bfloat16), [{0}]).tolist() == [0.75]
+    assert metrics.reciprocal_rank(x.astype(np.float32), [{0}]).tolist() == [0.5]
+    _, labels = _batch(8)
+    b16 = np.random.default_rng(8).random(labels.shape).astype(ml_dtypes.bfloat16)  # 8-bit significands: ties float32 lacks
+    assert any(len(set(row.tolist())) < len(row) for row in b16)
+    ours = metrics.evaluate(b16, labels, MEASURES)
+    theirs = _engine(b16.astype(np.float32), labels, MEASURES)  # widening to float32 is exact
+    for m in MEASURES:
+        np.testing.assert_allclose(ours[m], theirs[m], rtol=1e-12, atol=1e-15, err_msg=m)
+
+
 # -- array-api-strict: the same values, computed in that library --------------------------------------
 
 
