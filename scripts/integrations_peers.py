@@ -30,6 +30,12 @@ class FixedModel:
     encode = encode_query = encode_document = _enc
     def similarity(self, a, b): return cos_sim(a, b)
 
+import inspect
+
+ours, theirs = inspect.signature(TAEvaluator.__init__).parameters, inspect.signature(STEvaluator.__init__).parameters
+same = list(ours) == list(theirs) and all(ours[n].default == theirs[n].default for n in ours)
+print("InformationRetrievalEvaluator's parameters (names, order, defaults) equal sentence-transformers':", same)
+
 # one query, three documents with the same embedding (tied), the relevant one named "b"
 table = {"query": [1.0, 0.0], "x": [1.0, 0.0], "y": [1.0, 0.0], "z": [1.0, 0.0], "far": [0.0, 1.0]}
 queries = {"q1": "query"}
