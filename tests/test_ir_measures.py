@@ -324,3 +324,12 @@ def test_fast_float_for_big_runs():
     with pytest.raises(tieaware.TieawareError, match="fast_float"):
         ta.install(fast_float="yes")
     assert not ta.is_installed()
+
+
+def test_without_ir_measures_the_import_says_what_to_install():
+    import subprocess
+    import sys
+
+    code = "import sys; sys.modules['ir_measures'] = None\ntry:\n import tieaware.ir_measures\nexcept tieaware.TieawareError as e: print(e)"
+    done = subprocess.run([sys.executable, "-c", "import tieaware\n" + code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "tieaware.ir_measures needs ir_measures: pip install ir_measures"
