@@ -59,6 +59,7 @@ __all__ = [
     "ndcg_value",
     "hits_pmf",
     "precision_retrieved_value",
+    "precision_capped_value",
     "ap_capped_value",
 ]
 
@@ -406,6 +407,16 @@ def precision_retrieved_value(hits: Num, k: Num, n: Num) -> Num:
     """
     A = of(hits, k, n)
     return A.ratio(hits, A.minimum(k, n))
+
+
+def precision_capped_value(hits: Num, k: Num, num_rel: Num) -> Num:
+    """``P(norm=capped)@k`` from the expected hits: hits / min(k, num_rel), 0 when num_rel is 0 (implicit's precision).
+
+    >>> from fractions import Fraction as F
+    >>> precision_capped_value(F(1), 5, 2), precision_capped_value(F(0), 5, 0)
+    (Fraction(1, 2), Fraction(0, 1))
+    """
+    return precision_retrieved_value(hits, k, num_rel)  # the same ratio: min(k, num_rel) in place of min(k, n)
 
 
 def ap_capped_value(total: Num, num_rel: Num, k: Num) -> Num:

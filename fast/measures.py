@@ -79,8 +79,12 @@ def precision_from(
     number: Callable[[Any], Any] = Fraction,
     hits: Optional[Callable[..., Any]] = None,
     norm: str = "k",
+    num_rel: Any = None,
 ) -> Any:
     """Expected P@k from the group summaries: precision_value(expected hits, k).
+
+    With ``norm="capped"`` the divisor is min(k, num_rel) (implicit's
+    precision), also a constant: :func:`~tieaware.fast.kernels.precision_capped_value`.
 
     With ``norm="retrieved"`` the divisor is min(k, n), n the documents
     retrieved (torchmetrics' ``adaptive_k``): a constant of the ranking, so
@@ -94,6 +98,8 @@ def precision_from(
     expected = number(hits_from(summary, k, hits=hits))
     if norm == "retrieved":
         return kernels.precision_retrieved_value(expected, k, summary[-1].end if summary else 0)
+    if norm == "capped":
+        return kernels.precision_capped_value(expected, k, num_rel)
     return kernels.precision_value(expected, k)
 
 
@@ -275,10 +281,12 @@ def ideal_groups(gains: Sequence[tuple[Any, int]]) -> list[Group]:
 # -- the public measures --------------------------------------------------------
 
 
-def precision(r: Ranking, k: int, *, rel: object = 1, norm: str = "k", exact: bool = True) -> Exact:
+def precision(r: Ranking, k: int, num_rel: Optional[int] = None, *, rel: object = 1, norm: str = "k", exact: bool = True) -> Exact:
     """Expected P@k, in closed form: (R_c + (k - t_c)·r_c/n_c) / k.
 
-    ``norm="retrieved"`` divides by min(k, n) instead of k (``P(norm=retrieved)@k``).
+    ``norm="retrieved"`` divides by min(k, n) instead of k (``P(norm=retrieved)@k``);
+    ``norm="capped"`` by min(k, num_rel) (``P(norm=capped)@k``; num_rel defaults to the
+    relevant documents in the ranking).
 
     >>> precision([1, [0, 1, 0], 1], 3)
     Fraction(5, 9)
@@ -288,9 +296,9 @@ def precision(r: Ranking, k: int, *, rel: object = 1, norm: str = "k", exact: bo
     Beware: for k beyond the ranking, missing ranks count as non-relevant
     (unless ``norm="retrieved"``).
     """
-    norm = choice(norm, "norm", ("k", "retrieved"))
-    summary, _, number = _setup(r, rel, exact)
-    return precision_from(summary, cutoff(k), number=number, norm=norm)
+    norm = choice(norm, "norm", ("k", "retrieved", "capped"))
+    summary, n_rel, number = _setup(r, rel, exact, num_rel)
+    return precision_from(summary, cutoff(k), number=number, norm=norm, num_rel=n_rel)
 
 
 def recall(r: Ranking, k: int, num_rel: Optional[int] = None, *, rel: object = 1, exact: bool = True) -> Exact:

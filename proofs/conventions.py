@@ -4,6 +4,8 @@
   ranking, so its expectation is E[hits@k]/min(k, n): proved like P@k, for a
   symbolic ranking of three groups and every place the cutoff can fall
   (sympy decides min(k, n) from the assumptions of each place).
+- ``P(norm=capped)@k`` divides hits@k by min(k, num_rel), a constant of the
+  query: the same proof with a symbolic num_rel.
 - ``AP(norm=capped)@k`` divides by min(num_rel, k), and ``AP(norm=k)@k`` by k,
   also constants: fast's
   sum equals the derived E[Σ rel(j)·P@j] over min(num_rel, k), for every tie
@@ -49,6 +51,7 @@ __all__ = [
     "PMF_SIZE",
     "expected_ap_by_hits",
     "prove_precision_retrieved",
+    "prove_precision_capped",
     "prove_ap_capped",
     "prove_hits_pmf",
     "prove_ap_by_hits",
@@ -81,6 +84,26 @@ def prove_precision_retrieved(kernel: Optional[Callable[..., Any]] = None, compo
     if sympy.sympify(compose([], 3, number=sympy.sympify, hits=kernel, norm="retrieved")) != 0:
         raise ProofFailure("P(norm=retrieved)@k of an empty ranking is not 0")
     return f"{cases} cutoff positions in a ranking of 3 symbolic groups; the empty ranking gives 0"
+
+
+@theorem(
+    "P(norm=capped)@k",
+    "E[hits@k / min(k, num_rel)] = E[hits@k]/min(k, num_rel), num_rel a constant of the query; 0 when num_rel is 0.",
+    GENERAL,
+    lambda: Eq(Tex(r"\mathbb{E}[P_{\mathrm{capped}}@k]"), Tex(r"\mathbb{E}[\mathrm{hits}@k]") / Min(_k, Tex(r"\mathrm{num\_rel}")), evaluate=False),
+)
+def prove_precision_capped(kernel: Optional[Callable[..., Any]] = None, compose: Optional[Callable[..., Any]] = None) -> str:
+    kernel = kernel or kernels.expected_hits
+    compose = compose or measures.precision_from
+    R = Symbol("R", integer=True, positive=True)
+    cases = 0
+    for where, summary, k in cutoff_cases():
+        got = compose(summary, k, number=sympy.sympify, hits=kernel, norm="capped", num_rel=R)
+        same(expected_hits_at(summary, k) / Min(k, R), got, f"P(norm=capped)@k, {where}")
+        cases += 1
+    if sympy.sympify(compose([], 3, number=sympy.sympify, hits=kernel, norm="capped", num_rel=0)) != 0:
+        raise ProofFailure("P(norm=capped)@k with num_rel 0 is not 0")
+    return f"{cases} cutoff positions in a ranking of 3 symbolic groups, num_rel symbolic; num_rel 0 gives 0"
 
 
 @theorem(

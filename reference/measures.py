@@ -104,12 +104,13 @@ def _binary_setup(r: Ranking, rel: object, num_rel: object = None):
 # -- the tie-aware measures ---------------------------------------------------
 
 
-def precision(r: Ranking, k: int, *, rel: object = 1, norm: str = "k", exact: bool = True) -> Exact:
+def precision(r: Ranking, k: int, num_rel: Optional[int] = None, *, rel: object = 1, norm: str = "k", exact: bool = True) -> Exact:
     """Expected P@k over every ordering consistent with the ties.
 
     ``norm="retrieved"`` divides each ordering's hits by min(k, n), the
     documents retrieved within k (``P(norm=retrieved)@k``), and gives 0 for
-    an empty ranking.
+    an empty ranking.  ``norm="capped"`` divides by min(k, num_rel)
+    (``P(norm=capped)@k``, implicit's precision), 0 when num_rel is 0.
 
     >>> precision([1, [0, 1, 0], 1], 3)    # (1 + 2·1/3) / 3
     Fraction(5, 9)
@@ -120,10 +121,10 @@ def precision(r: Ranking, k: int, *, rel: object = 1, norm: str = "k", exact: bo
     (trec_eval's P_k), so P@10 of a 5-document ranking is at most 1/2
     (unless ``norm="retrieved"``).
     """
-    norm = choice(norm, "norm", ("k", "retrieved"))
-    gs, t, _ = _binary_setup(r, rel)
+    norm = choice(norm, "norm", ("k", "retrieved", "capped"))
+    gs, t, n_rel = _binary_setup(r, rel, num_rel)
     k = cutoff(k)
-    divisor = k if norm == "k" else min(k, len(flatten(gs)))
+    divisor = k if norm == "k" else min(k, len(flatten(gs)) if norm == "retrieved" else n_rel)
     if divisor == 0:
         return _finish(Fraction(0), exact)
     return _finish(_mean([Fraction(hits_of(o, k, t), divisor) for o in orderings(gs)]), exact)

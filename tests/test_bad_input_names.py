@@ -52,7 +52,7 @@ def test_g_max_below_1_or_not_an_int_is_refused_when_parsed(measure):
     assert repr(measure) in str(info.value)
 
 
-@pytest.mark.parametrize("measure, takes", [("AP(norm=retrieved)@5", "AP takes norm="), ("P(norm=capped)@5", "P takes norm="), ("nDCG(norm=k)@5", "nDCG takes")])
+@pytest.mark.parametrize("measure, takes", [("AP(norm=retrieved)@5", "AP takes norm="), ("P(norm=hits)@5", "P takes norm="), ("nDCG(norm=k)@5", "nDCG takes")])
 def test_a_norm_another_measure_takes_is_refused(measure, takes):
     # P(norm=retrieved)@k and AP(norm=capped)@k are each their own measure's convention only (docs/conventions.md)
     with pytest.raises(TieawareError, match=re.escape(takes)) as info:

@@ -75,3 +75,53 @@ def test_the_counterexample_is_the_smallest_failure_no_convention_explains():
     assert not result.ok and result.convention is None
     assert any(x >= 1 for x in cex.labels) and cex.got is not None and cex.got > 1
     assert (cex.scores, cex.labels, cex.got) == ((1.0,), (1,), 5.0)
+
+
+# -- P(norm=capped)@k: implicit's precision, hits / min(K, R) ------------------------------------------
+
+
+def test_precision_capped_reference_equals_fast_exactly():
+    from itertools import product
+
+    from tieaware import fast, reference
+
+    seen = 0
+    for n in range(0, 6):
+        for labels in product((0, 1), repeat=n):
+            for cut in range(n + 1):  # one tie group from position cut on
+                ranking = list(labels[:cut]) + ([list(labels[cut:])] if labels[cut:] else [])
+                for k in (1, 2, 3, 5, 8):
+                    for extra in (0, 2):
+                        num_rel = sum(labels) + extra
+                        want = reference.precision(ranking, k, num_rel, norm="capped")
+                        assert fast.precision(ranking, k, num_rel, norm="capped") == want
+                        got = fast.precision(ranking, k, num_rel, norm="capped", exact=False)
+                        assert got == pytest.approx(float(want), abs=1e-15)
+                        seen += 1
+    assert seen > 1000
+    assert compute("P(norm=capped)@5", [1, 0, [1, 0]]) == Fraction(2, 2)
+    assert compute("P(norm=capped)@2", [[1, 0, 1, 0]], num_rel=3) == Fraction(1, 2)
+    assert compute("P(norm=capped)@3", [0, 0]) == 0
+
+
+def test_the_engines_give_p_capped_too():
+    import tieaware
+
+    qrels = {"q1": {"a": 1, "b": 0, "c": 1, "z": 1}}
+    run = {"q1": {"a": 2.0, "b": 1.0, "c": 1.0}}
+    exact = tieaware.evaluate(qrels, run, "P(norm=capped)@2").mean["P(norm=capped)@2"]
+    assert exact == Fraction(3, 4)  # (1 + 1/2) / min(2, 3)
+    assert tieaware.evaluate(qrels, run, "P(norm=capped)@2", exact=False).mean["P(norm=capped)@2"] == pytest.approx(0.75, abs=1e-15)
+    assert tieaware.evaluate(qrels, run, "P(norm=capped)@2", jobs=2).mean["P(norm=capped)@2"] == exact
+
+
+def _implicit_precision(scores, labels):
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    relevant = sum(1 for x in labels if x >= 1)
+    return sum(1 for i in order[:5] if labels[i] >= 1) / min(5, relevant) if relevant else 0.0
+
+
+def test_implicit_precision_is_named_p_capped():
+    result = implementation(_implicit_precision, "P@5", max_examples=20)
+    assert result.convention == "P(norm=capped)@5"
+    assert "implicit" in result.profile[0].explanation

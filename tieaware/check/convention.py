@@ -42,6 +42,7 @@ USERS: dict[tuple[str, str], tuple[str, str]] = {
     ("norm", "hits"): ("AP@k divided by the relevant documents in the top k", "torchmetrics"),
     ("norm", "k"): ("AP@k divided by k", "rectools' MAP(divide_by_k=True)"),
     ("norm", "R"): ("AP@k divided by every relevant document, R", "trec_eval, ir_measures and ranx"),
+    ("P.norm", "capped"): ("P@k divided by min(k, R), the relevant documents", "implicit's ranking_metrics_at_k (its precision)"),
     ("norm", "retrieved"): ("P@k divided by min(k, n), the documents retrieved", "torchmetrics (adaptive_k) and rankereval (truncated)"),
     ("gain", "binary"): ("nDCG with gain 1 for a relevant document, 0 otherwise", "RecBole, cornac, recommenders, rectools and TRM"),
     ("dcg", "exp-log2"): ("nDCG with gain 2^label - 1", "ir_measures' nDCG(dcg='exp-log2'), gdeval and ranx's ndcg_burges"),
@@ -205,6 +206,6 @@ def describe(asked: Measure, found: Measure) -> str:
         if key == "g_max":
             parts.append(f"ERR with g_max fixed at {value}, as gdeval does (g_max = 4)" if value else "ERR with g_max the best judged grade")
             continue
-        meaning, users = USERS.get((key, str(value)), (f"{key}={value}", ""))
+        meaning, users = USERS.get((f"{found.name}.{key}", str(value))) or USERS.get((key, str(value)), (f"{key}={value}", ""))
         parts.append(f"{meaning}, as {users} define it" if users else meaning)
     return "; ".join(dict.fromkeys(parts)) or "the same measure"

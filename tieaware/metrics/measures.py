@@ -215,6 +215,8 @@ def _value(rows: _Rows, m: Measure) -> Any:
         if m.name == "P":
             if m.norm == "retrieved":
                 return kernels.precision_retrieved_value(hits, k, rows.length())
+            if m.norm == "capped":
+                return kernels.precision_capped_value(hits, k, rows.num_rel(m.rel))
             return kernels.precision_value(hits, k)
         if m.name == "R":
             return kernels.recall_value(hits, rows.num_rel(m.rel))

@@ -87,7 +87,7 @@ def _value(
 ) -> Exact:
     """*raw*: the judged labels as given (a negative one: in the qrels, not judged), for Bpref's N."""
     if m.name == "P":
-        return mod.precision(ranking, m.k, rel=m.rel, norm=m.norm, exact=exact)
+        return mod.precision(ranking, m.k, num_rel, rel=m.rel, norm=m.norm, exact=exact)
     if m.name == "R":
         return mod.recall(ranking, m.k, num_rel, rel=m.rel, exact=exact)
     if m.name == "F1":

@@ -150,7 +150,7 @@ GEOMETRIC = frozenset({"GMAP", "GMBpref"})
 #: P@k divided by k or by min(k, the documents retrieved); AP@k divided by
 #: num_rel (R), by min(R, k) (``capped``), by the relevant documents in the
 #: top k (``hits``) or by k (``k``).
-NORMS: dict[str, tuple[str, ...]] = {"P": ("k", "retrieved"), "AP": ("R", "capped", "hits", "k")}
+NORMS: dict[str, tuple[str, ...]] = {"P": ("k", "retrieved", "capped"), "AP": ("R", "capped", "hits", "k")}
 #: The values of a query with no relevant document (``norel=``), the default first.
 NOREL = ("0", "1", "nan", "skip")
 #: The parameters that name another library's convention (docs/conventions.md); ``gains`` is

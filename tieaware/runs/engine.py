@@ -402,6 +402,8 @@ def _values(g: Groups, m: Measure) -> Optional[np.ndarray]:
         if m.name == "P":
             if m.norm == "retrieved":
                 return kernels.precision_retrieved_value(hits, m.k, g.length)
+            if m.norm == "capped":
+                return kernels.precision_capped_value(hits, m.k, num_rel)
             return kernels.precision_value(hits, m.k)
         if m.name == "R":
             return kernels.recall_value(hits, num_rel)
