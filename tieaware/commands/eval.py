@@ -223,6 +223,8 @@ class _Report:
     exact_form: bool = False
     #: The tie-breaking preset of the second column (:attr:`trec`): trec_eval unless --tie-break names another.
     broken: str = "trec_eval"
+    #: {(qid, or None for the mean, measure): text}: "trec_eval order" cells printing trec_eval's digits
+    trec_cells: Optional[dict] = None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -253,9 +255,9 @@ def run(args: argparse.Namespace) -> int:
         # -M and -J: each query cut and filtered on its own, the run streamed as without them
         if spread_on:
             raise bad("--spread", "-M/-J", "is not computed with -M or -J (the spread of a cut or filtered run)")
-        result = _streamed(args, measures, {**common, **restrict}, False, exact, broken)
+        result, cells = _streamed(args, measures, {**common, **restrict}, False, exact, broken)
     else:
-        result = _streamed(args, measures, common, spread_on, exact, broken)
+        result, cells = _streamed(args, measures, common, spread_on, exact, broken)
     _warn_summary_name(list(result.tied.queries), args.per_query and args.format == "table")
     report = _Report(
         title=title,
@@ -269,6 +271,7 @@ def run(args: argparse.Namespace) -> int:
         spread=result.spread,
         exact_form=getattr(args, "exact_form", False),
         broken=broken,
+        trec_cells=cells,
     )
     if args.format in ("csv", "parquet"):
         _write_long(report, args)
@@ -312,6 +315,61 @@ def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on
     with _sources(args) as (qrels_source, run_source):
         _note_large_exact(run_source, exact)
         return evaluate_files(qrels_source, run_source, measures, trec=broken, spread=spread_on, jobs=_jobs(args), **common)
+def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on: bool, exact: bool) -> tuple[Any, dict]:
+    """Table and json: the run read a few whole queries at a time (tieaware.runs.stream), each piece
+    evaluated tie-aware and in trec_eval's order, in --jobs processes; memory stays bounded.  Also the
+    table's "trec_eval order" cells that print trec_eval's digits (:func:`_trec_cells`)."""
+    from tieaware.io import stream
+
+    with _sources(args) as (qrels_source, run_source):
+        _note_large_exact(run_source, exact)
+        with stream.spooled(run_source, "run") as run:  # stdin copied once: a second pass may need it
+            result = evaluate_files(qrels_source, run, measures, trec=True, spread=spread_on, jobs=_jobs(args), **common)
+
+            def more(wanted: tuple) -> dict:
+                again = {k: v for k, v in common.items() if k != "complete"}
+                return evaluate_files(qrels_source, run, (), tie_break="trec_eval", jobs=_jobs(args), doubles=wanted, **again).doubles
+
+            cells = _trec_cells(args, result, measures, more) if args.format == "table" else {}
+    if common.get("depth") is not None or common.get("judged_only"):
+        _note_empty(result.empty, measures)
+    return result, cells
+
+
+def _trec_cells(args: argparse.Namespace, result: Any, measures: tuple, more: Any) -> dict:
+    """{(qid or None for the mean, measure): text}: the table's "trec_eval order" cells that print trec_eval's
+    digits rather than the exact value's, where they differ: a value within 10^-9 of a rounding half, whose last
+    digit is that of trec_eval's double (its sum of per-query doubles for a mean; :mod:`tieaware.io.trec_doubles`
+    for a measure computed in more than one rounding, in a second pass over the run)."""
+    from tieaware.io.exact_print import nearest_float
+    from tieaware.io.trec_doubles import emulated
+    from tieaware.io.trec_format import near_half, trec_eval_mean, trec_name
+
+    trec = result.trec
+    digits = args.digits
+    ours = [m for m in measures if trec_name(m, args.level) is not None and m.aggregate != "sum"]
+    wanted, cells = [], {}
+    for m in ours:
+        key = str(m)
+        mean = trec.mean[key]
+        unsure = not missing(mean) and near_half(nearest_float(mean), digits)
+        rows = [q for q in trec.queries if args.per_query and not missing(trec.per_query[q][key]) and near_half(nearest_float(trec.per_query[q][key]), digits)]
+        if (unsure or rows) and emulated(m):
+            wanted.append(m)
+        if unsure:
+            cells[None, key] = None
+        for q in rows:
+            cells[q, key] = None
+    if not cells:
+        return {}
+    doubles = more(tuple(wanted)) if wanted else {}
+    divisor = len(trec.queries) + (len(trec.skipped_qrels) if trec.complete else 0)
+    for (q, key), _ in list(cells.items()):
+        m = next(x for x in ours if str(x) == key)
+        per_query = {p: doubles.get(p, {}).get(key, nearest_float(trec.per_query[p][key])) for p in trec.queries}
+        value = per_query[q] if q is not None else trec_eval_mean(m, per_query, divisor)
+        cells[q, key] = f"{value:.{digits}f}"
+    return cells
 
 
 def _tables(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -496,13 +554,16 @@ def _table(r: _Report, per_query: bool) -> str:
     head += _SPREAD_HEAD if r.spread else []
     body = []
     abbreviated = False
-    for q, m, tied, trec in _rows(r, per_query):
+    rows = _rows(r, per_query)
+    cells = r.trec_cells or {}
+    for i, (q, m, tied, trec) in enumerate(rows):
         row = ([q] if per_query else []) + [m, decimal(tied, r.digits)]
+        trec_text = cells.get((q if i < len(rows) - len(r.tied.measures) else None, m)) or decimal(trec, r.digits)
         if r.exact:
             form = _full_exact(tied) if r.exact_form else _short_exact(tied)
             abbreviated = abbreviated or form == "irrational" or form.endswith("-digit p/q")
             row.append(form)
-        row += [decimal(trec, r.digits), _signed(tied, trec, r.digits)]
+        row += [trec_text, _signed(tied, trec, r.digits)]
         row += _spread_cells(r, q, m) if r.spread else []
         body.append(row)
     footer = "tie-aware: expected value over every ordering of tied documents; " + _broken_text(r.broken)
@@ -517,6 +578,11 @@ def _table(r: _Report, per_query: bool) -> str:
                 "the geometric mean, of the per-query extremes for min and max (it grows with every query's value); "
                 "its sd over tie-breakings is not computed (n/a)."
             )
+    if cells:
+        footer += (
+            "\nsome trec_eval order values are printed with trec_eval's own digits: the exact value is a rounding half, "
+            "and trec_eval's double falls on one side of it (the difference is exact)."
+        )
     if abbreviated:
         footer += "\nlong exact values are abbreviated; --exact-form or --format json prints them in full."
     table = tabulate(body, headers=head, disable_numparse=True, colalign=_align(head))
@@ -633,7 +699,9 @@ def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tu
             # filtered on its own)
             return _trec_eval_layout_streamed(args, measures, common, tie_break, zscores)
     qrels_table, run_table = _tables(args)
-    prepared = prepare(qrels_table, run_table, trec_order=tie_break or False)  # one order is printed
+    restricted = args.max_docs is not None or args.judged_only
+    # one order is printed; -M and -J find the queries they leave empty in trec_eval's
+    prepared = prepare(qrels_table, run_table, trec_order=tie_break or ("trec_eval" if restricted else False))
     _warn_summary_name(prepared.qids, args.per_query)
     if measures:
         per_query = evaluate_prepared(prepared, measures, tie_break=tie_break, **common).per_query
@@ -642,6 +710,21 @@ def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tu
         if not per_query:
             n = len(prepared.skipped_qrels)
             raise bad("run", sorted(prepared.skipped_run)[:5], f"has no query that appears in the qrels ({n} judged)")
+    tally = completeness(prepared, qrels_table)
+    layout = dict(show_queries=args.per_query, summary=not args.no_summary, complete=args.complete, level=args.level, digits=args.digits, zscores=zscores)
+    doubles = None
+    if measures and (tie_break == "trec_eval" or (tie_break is None and restricted)):
+        from tieaware.runs.parts import trec_eval_doubles
+
+        def more(wanted: tuple) -> dict:
+            return trec_eval_doubles(prepared, measures, wanted, args.max_docs, args.judged_only)[0]
+
+        first, empty = trec_eval_doubles(prepared, measures, (), args.max_docs, args.judged_only)
+        if tie_break == "trec_eval":
+            doubles = first
+            _trec_doubles(measures, per_query, tally, layout, doubles, more)
+        else:
+            _note_empty(empty, measures)
     relstring = None
     if spec.relstring is not None:
         from tieaware.runs.engine import trec_eval_view
@@ -652,39 +735,62 @@ def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tu
     return render(
         measures,
         per_query,
-        completeness(prepared, qrels_table),
-        show_queries=args.per_query,
-        summary=not args.no_summary,
-        complete=args.complete,
-        level=args.level,
-        digits=args.digits,
+        tally,
         runid=(run_table.run_id or "") if spec.runid else None,
         relstring=relstring,
-        zscores=zscores,
+        doubles=doubles,
+        **layout,
     )
 
 
 def _trec_eval_layout_streamed(args: argparse.Namespace, measures: tuple, common: dict, tie_break: Optional[str], zscores: Any) -> str:
     """trec_eval's output from :func:`tieaware.runs.stream.evaluate_files` (bounded memory, --jobs)."""
+    from tieaware.io import stream
+
     qrels_table = read_table(args.qrels, "qrels", progress=True)
     options = dict(common)
     _note_large_exact(args.run_file, options["exact"])
-    result = evaluate_files(qrels_table, args.run_file, measures, tie_break=tie_break, jobs=_jobs(args), **options).tied
-    _warn_summary_name(list(result.queries), args.per_query)
-    from tieaware.io.trec_format import Completeness
+    with stream.spooled(args.run_file, "run") as run:  # stdin copied once: trec_eval's doubles may need a second pass
+        combined = evaluate_files(qrels_table, run, measures, tie_break=tie_break, jobs=_jobs(args), **options)
+        result = combined.tied
+        _warn_summary_name(list(result.queries), args.per_query)
+        from tieaware.io.trec_format import Completeness
 
-    full = completeness(SimpleNamespace(qids=(), skipped_qrels=()), qrels_table)  # the relevant judgements
-    judged = Completeness(judged_queries=len(result.queries) + len(result.skipped_qrels), judged_relevant=full.judged_relevant)
-    return render(
-        measures,
-        result.per_query,
-        judged,
-        show_queries=args.per_query,
-        summary=not args.no_summary,
-        complete=args.complete,
-        level=args.level,
-        digits=args.digits,
-        runid=None,
-        relstring=None,
-        zscores=zscores,
-    )
+        full = completeness(SimpleNamespace(qids=(), skipped_qrels=()), qrels_table)  # the relevant judgements
+        judged = Completeness(judged_queries=len(result.queries) + len(result.skipped_qrels), judged_relevant=full.judged_relevant)
+        layout = dict(show_queries=args.per_query, summary=not args.no_summary, complete=args.complete, level=args.level, digits=args.digits, zscores=zscores)
+        doubles = None
+        if tie_break == "trec_eval":
+            doubles = {q: dict(v) for q, v in combined.doubles.items()}
+
+            def more(wanted: tuple) -> dict:
+                again = dict(depth=options.get("depth"), judged_only=options.get("judged_only", False), exact=options["exact"], layer=options["layer"])
+                return evaluate_files(qrels_table, run, (), tie_break="trec_eval", jobs=_jobs(args), doubles=wanted, **again).doubles
+
+            _trec_doubles(measures, result.per_query, judged, layout, doubles, more)
+        elif tie_break is None:
+            _note_empty(combined.empty, measures)
+    return render(measures, result.per_query, judged, runid=None, relstring=None, doubles=doubles, **layout)
+
+
+def _trec_doubles(measures: tuple, per_query: Any, tally: Any, layout: dict, doubles: dict, more: Any) -> None:
+    """Add to *doubles* trec_eval's own doubles of the measures whose printed digit depends on them (a rounding
+    half): ``more(measures)`` computes them ({qid: {measure: double}}), in a second pass over the run."""
+    from tieaware.io.trec_format import unsure
+
+    wanted = unsure(measures, per_query, tally, doubles=doubles, **layout)
+    if wanted:
+        for q, values in more(wanted).items():
+            doubles.setdefault(q, {}).update(values)
+
+
+def _note_empty(empty: Any, measures: tuple) -> None:
+    """Tie-aware -M/-J: say (stderr) what is printed where trec_eval prints -nan (a query left with no document)."""
+    if empty and any(m.name in ("IPrec", "IPrecAvg") for m in measures):
+        shown = ", ".join(list(empty)[:3]) + (", ..." if len(empty) > 3 else "")
+        print(
+            f"tieaware eval: note: -M/-J leave {_count(len(empty), 'query', 'queries')} ({shown}) with no document in "
+            "trec_eval's order; trec_eval prints -nan there for iprec_at_recall at recall 0 and 11pt_avg (0/0) and in "
+            "their means; tie-aware, such a query's interpolated precision counts as 0 (--tie-break trec_eval prints -nan)",
+            file=sys.stderr,
+        )

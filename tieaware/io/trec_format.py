@@ -85,6 +85,9 @@ __all__ = [
     "at_level",
     "with_docs",
     "MISSING_ZSCORE",
+    "unsure",
+    "trec_eval_mean",
+    "near_half",
 ]
 
 #: trec_eval's measure order (te_trec_measures in measures.c); output follows it.
@@ -573,11 +576,16 @@ def render(
     runid: Optional[str] = None,
     relstring: Optional[tuple[str, Mapping[str, str]]] = None,
     zscores: Optional[Mapping[tuple[str, str], tuple[float, float]]] = None,
+    doubles: Optional[Mapping[str, Mapping[str, float]]] = None,
 ) -> str:
     """trec_eval's output for *measures* over the queries of *per_query* ({qid: {str(measure): value}}).
 
     *runid* is printed first in the summary when given; *relstring* is
-    (output name, {qid: string}); *zscores* turns on ``-Z``.
+    (output name, {qid: string}); *zscores* turns on ``-Z``.  *doubles*
+    ({qid: {str(measure): double}}) replaces a value's nearest double by the
+    one given: trec_eval's own (:mod:`tieaware.io.trec_doubles`), whose last
+    printed digit can differ where the value is a rounding half, and its
+    ``-nan``; :func:`unsure` says which measures need them.
 
     >>> from fractions import Fraction as F
     >>> print(render([parse("NumQ"), parse("P@1"), parse("NumRet")], {"q1": {"NumQ": F(1), "P@1": F(1), "NumRet": F(2)}},
@@ -586,6 +594,86 @@ def render(
     num_ret               \tall\t2
     P_1                   \tall\t0.5000
     """
+    return _render(measures, per_query, tally, show_queries, summary, complete, level, digits, runid, relstring, zscores, doubles, None)
+
+
+def unsure(
+    measures: Sequence[Measure],
+    per_query: Mapping[str, Mapping[str, Exact]],
+    tally: Completeness,
+    *,
+    show_queries: bool = False,
+    summary: bool = True,
+    complete: bool = False,
+    level: object = 1,
+    digits: int = 4,
+    zscores: Optional[Mapping[tuple[str, str], tuple[float, float]]] = None,
+    doubles: Optional[Mapping[str, Mapping[str, float]]] = None,
+) -> tuple[Measure, ...]:
+    """The measures :func:`render` would print a value of within 10^-9 (relative) of a rounding half.
+
+    Only those :func:`tieaware.io.trec_doubles.emulated` computes: trec_eval's
+    double of any other is the exact value's nearest double.  Their printed
+    digit depends on trec_eval's rounding errors: pass their doubles to
+    :func:`render`.
+
+    >>> from fractions import Fraction as F
+    >>> [str(m) for m in unsure([parse("SetF"), parse("P@5")], {"q1": {"SetF": F(11, 32), "P@5": F(11, 32)}}, Completeness(1, 1))]
+    ['SetF']
+    """
+    found: set[str] = set()
+    _render(measures, per_query, tally, show_queries, summary, complete, level, digits, None, None, zscores, doubles, found)
+    return tuple(m for m in measures if str(m) in found)
+
+
+def trec_eval_mean(m: Measure, doubles: Mapping[str, float], divisor: int) -> float:
+    """trec_eval's summary double of *m*: its per-query *doubles* ({qid: double}) summed in ``strcmp`` order,
+    divided by *divisor* (the geometric means: exp of the mean log, the missing queries of ``-c`` at the floor).
+
+    >>> trec_eval_mean(parse("AP"), {"q2": 0.1, "q1": 0.2}, 2)
+    0.15000000000000002
+    """
+    total = 0.0
+    for q in sorted(doubles):
+        value = doubles[q]
+        total += math.log(max(value, _GEO_FLOOR)) if m.aggregate == "gm" else value
+    if m.aggregate == "gm":
+        total += (divisor - len(doubles)) * math.log(_GEO_FLOOR)
+        return math.exp(total / divisor) if divisor else 0.0
+    return total / divisor if divisor else 0.0
+
+
+def near_half(value: float, digits: int) -> bool:
+    """Whether *value* lies within 10^-9 (relative, at least 10^-9 absolute) of a rounding half at *digits* digits.
+
+    >>> near_half(0.34375, 4), near_half(0.34374999999999994, 4), near_half(0.3437, 4)
+    (True, True, False)
+    """
+    if not math.isfinite(value):
+        return False
+    scaled = abs(value) * 10.0**digits
+    tolerance = 1e-9 * 10.0**digits * max(1.0, abs(value))
+    return abs(scaled - math.floor(scaled) - 0.5) < tolerance
+
+
+def _render(
+    measures: Sequence[Measure],
+    per_query: Mapping[str, Mapping[str, Exact]],
+    tally: Completeness,
+    show_queries: bool,
+    summary: bool,
+    complete: bool,
+    level: object,
+    digits: int,
+    runid: Optional[str],
+    relstring: Optional[tuple[str, Mapping[str, str]]],
+    zscores: Optional[Mapping[tuple[str, str], tuple[float, float]]],
+    doubles: Optional[Mapping[str, Mapping[str, float]]],
+    found: Optional[set],
+) -> str:
+    from tieaware.io.trec_doubles import emulated, nan_text
+
+    given = doubles or {}
     lvl = Fraction(level)
     for m in measures:
         if m.param("norel") in ("nan", "skip"):  # trec_eval averages a number per query
@@ -603,15 +691,18 @@ def render(
     z = zscores is not None
     zqids = {q for q, _ in zscores} if zscores is not None else set()
 
-    doubles: dict[tuple[str, str], float] = {}  # each value turned into a double once (-q prints it, the mean sums it)
+    doubled: dict[tuple[str, str], float] = {}  # each value turned into a double once (-q prints it, the mean sums it)
     keys = {id(m): str(m) for m in measures}  # each measure's name, made once, not once a query
 
     def raw(m: Measure, q: str) -> float:
         """The per-query double trec_eval holds: the value, or log(max(v, 0.00001)) for the geometric means."""
         key = (q, keys[id(m)])
-        value = doubles.get(key)
+        value = doubled.get(key)
         if value is None:
-            value = doubles[key] = _double(per_query[q][key[1]])
+            value = given.get(q, {}).get(key[1])
+            if value is None:
+                value = _double(per_query[q][key[1]])
+            doubled[key] = value
         if m.aggregate == "gm":
             value = math.log(max(value, _GEO_FLOOR))
         return _zscore(value, q, trec_name(m, lvl) or keys[id(m)], zscores, zqids) if z else value
@@ -621,6 +712,10 @@ def render(
             exact_value = value if exact_value is None else exact_value
             if float(exact_value).is_integer():
                 return str(int(exact_value))
+        if value != value:
+            return nan_text(value)  # glibc's %6.4f of a NaN: "  -nan"
+        if found is not None and emulated(m) and near_half(value, digits):
+            found.add(str(m))
         return f"{value:6.{digits}f}"
 
     lines = []
@@ -665,7 +760,7 @@ def render(
             value = math.exp(total / divisor) if divisor else 0.0
         else:
             value = total / divisor if divisor else 0.0
-        lines.append(_line(name, "all", f"{value:6.{digits}f}", z))
+        lines.append(_line(name, "all", text(m, value), z))
     return "\n".join(lines)
 
 

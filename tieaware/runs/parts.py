@@ -62,6 +62,10 @@ class Part:
     groups: int = 0
     skipped_run: list[str] = field(default_factory=list)
     skipped_qrels: list[str] = field(default_factory=list)
+    #: {qid: {measure: trec_eval's double}} (:mod:`tieaware.io.trec_doubles`), for the measures asked for
+    doubles: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: queries left with no document by -M and -J in trec_eval's order
+    empty: list[str] = field(default_factory=list)
 
 
 def evaluate_part(
@@ -76,6 +80,7 @@ def evaluate_part(
     tie_break: Optional[str] = None,
     depth: Optional[int] = None,
     judged_only: bool = False,
+    doubles: tuple[Measure, ...] = (),
 ) -> Part:
     """Every query of one part: tie-aware values, and on request trec_eval-order values, spreads and counts.
 
@@ -83,7 +88,10 @@ def evaluate_part(
 
     With ``tie_break="trec_eval"`` the part's main values (:attr:`Part.tied`) are those in trec_eval's order;
     *depth* and *judged_only* are trec_eval's ``-M`` and ``-J``, as in :func:`~tieaware.runs.evaluate.evaluate_prepared`
-    (not with *spread* or *level*).
+    (not with *spread* or *level*).  *doubles* names measures whose per-query doubles, as trec_eval's C code
+    computes them in its order, go to :attr:`Part.doubles` (the rows must carry trec_eval's order); with -M or -J
+    and rows in that order, :attr:`Part.empty` lists the queries they leave with no document, and their
+    ``iprec_at_recall`` and ``11pt_avg`` doubles (trec_eval's 0/0) are in :attr:`Part.doubles` too.
     """
     restrict = dict(depth=depth, judged_only=judged_only)
     if (depth is not None or judged_only) and (spread or level is not None):
@@ -114,9 +122,64 @@ def evaluate_part(
         num_rel = np.bincount(prepared.judged_query[relevant[prepared.judged_label]], minlength=n).tolist()
         num_rel_ret = np.bincount(prepared.query[relevant[prepared.label]], minlength=n).tolist()
         part.counts = {q: (num_ret[i], num_rel[i], num_rel_ret[i]) for i, q in enumerate(prepared.qids)}
+    if prepared.trec_order is not None and (doubles or depth is not None or judged_only):
+        part.doubles, part.empty = trec_eval_doubles(prepared, measures, doubles, depth, judged_only)
     sizes = prepared.group_sizes()
     part.docs, part.groups = int(sizes.sum()), int((sizes > 1).sum())
     return part
+
+
+def trec_eval_doubles(
+    prepared: Any, measures: tuple[Measure, ...], wanted: tuple[Measure, ...], depth: Optional[int], judged_only: bool
+) -> tuple[dict[str, dict[str, float]], list[str]]:
+    """({qid: {measure: double}}, empty queries): trec_eval's doubles (:func:`tieaware.io.trec_doubles.query_doubles`)
+    of the *wanted* measures on every query, and of ``iprec_at_recall`` and ``11pt_avg`` on the queries -M and -J
+    leave with no document, each query's rows taken in trec_eval's order as te_form_res_rels takes them."""
+    from tieaware.io import trec_doubles
+    from tieaware.runs.engine import trec_eval_view
+
+    view = trec_eval_view(prepared)
+    ints = [int(v) for v in view.label_values]  # trec_eval's labels are longs (atol)
+    starts = np.append(view.query_start, view.rows).tolist()
+    levels_of: list[list[int]] = [[] for _ in view.qids]
+    for i, (q, lab) in enumerate(zip(view.judged_query.tolist(), view.judged_label.tolist())):
+        if view.judged_negative is not None and view.judged_negative[i]:
+            continue  # a negative label is in the pool but not judged: no level counts it
+        counts = levels_of[q]
+        value = ints[lab]
+        counts.extend([0] * (value + 1 - len(counts)))
+        counts[value] += 1
+    at_zero = tuple(m for m in measures if m.name in ("IPrec", "IPrecAvg"))
+    label, judged, negative = view.label, view.judged, view.negative
+    kept = np.ones(view.rows, dtype=bool)  # the rows -J keeps: judged, with a label >= 0
+    if judged_only and judged is not None:
+        kept &= judged
+    if judged_only and negative is not None:
+        kept &= ~negative
+    out: dict[str, dict[str, float]] = {}
+    empty: list[str] = []
+    for i, qid in enumerate(view.qids):
+        lo, hi = starts[i], starts[i + 1]
+        if depth is not None:
+            hi = min(hi, lo + depth)
+        asked = wanted
+        if (depth is not None or judged_only) and not kept[lo:hi].any():
+            empty.append(qid)
+            asked = tuple(dict.fromkeys(wanted + at_zero))
+        if not asked:
+            continue
+        rels = []
+        for row in range(lo, hi):
+            if judged is not None and not judged[row]:
+                rels.append(trec_doubles.NONPOOL)
+            elif negative is not None and negative[row]:
+                rels.append(trec_doubles.UNJUDGED)
+            else:
+                rels.append(ints[int(label[row])])
+        if judged_only:
+            rels = [r for r in rels if r >= 0]
+        out[qid] = trec_doubles.query_doubles(rels, levels_of[i], asked)
+    return out, empty
 
 
 def query_spreads(prepared: Any, measures: tuple[Measure, ...], *, exact: bool, layer: str = "fast") -> dict[str, dict[str, Any]]:
@@ -141,6 +204,10 @@ class Combined:
     counts: Optional[dict[str, tuple[int, int, int]]]
     docs: int
     groups: int
+    #: {qid: {measure: trec_eval's double}} from the parts (:attr:`Part.doubles`)
+    doubles: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: the queries -M and -J leave with no document in trec_eval's order, in natural order
+    empty: tuple[str, ...] = ()
 
 
 def combine(
@@ -165,6 +232,8 @@ def combine(
     spreads: Optional[dict[str, dict[str, Any]]] = None
     counts: Optional[dict[str, tuple[int, int, int]]] = None
     docs = groups = 0
+    doubles: dict[str, dict[str, float]] = {}
+    empty: list[str] = []
     run_only: set[str] = set()
     qrels_only: set[str] = set()
     for part in parts:
@@ -183,6 +252,8 @@ def combine(
             counts.update(part.counts)
         docs += part.docs
         groups += part.groups
+        doubles.update(part.doubles)
+        empty += part.empty
         run_only.update(part.skipped_run)
         qrels_only.update(part.skipped_qrels)
     if not tied:
@@ -219,4 +290,6 @@ def combine(
         counts=None if counts is None else {q: counts[q] for q in queries},
         docs=docs,
         groups=groups,
+        doubles=doubles,
+        empty=tuple(sorted(empty, key=natural_key)),
     )

@@ -142,8 +142,11 @@ _STATE: dict[str, Any] = {}
 
 def _work(piece: Table, index: QrelsIndex, options: dict[str, Any]) -> Part:
     names, _ = query_numbers(piece.qid)
-    # one broken order per evaluation: the main values' preset, else the column's (trec=True: trec_eval)
+    # one broken order per evaluation: the main values' preset, else the column's (trec=True: trec_eval); trec_eval's
+    # order is also where -M and -J find the queries they leave empty, and where its doubles are computed
     broken = options["tie_break"] or ("trec_eval" if options["trec"] is True else options["trec"])
+    if not broken and (options.get("doubles") or options.get("depth") is not None or options.get("judged_only", False)):
+        broken = "trec_eval"
     prepared = prepare(index.subset(names), piece, trec_order=broken or False)
     return evaluate_part(
         prepared,
@@ -156,6 +159,7 @@ def _work(piece: Table, index: QrelsIndex, options: dict[str, Any]) -> Part:
         depth=options.get("depth"),
         judged_only=options.get("judged_only", False),
         tie_break=options["tie_break"],
+        doubles=options.get("doubles", ()),
     )
 
 
@@ -251,6 +255,7 @@ def evaluate_files(
     tie_break: Optional[str] = None,
     depth: Optional[int] = None,
     judged_only: bool = False,
+    doubles: Sequence[Any] = (),
 ) -> Combined:
     """Evaluate the run file *run* against *qrels*, streaming by query (see the module docstring).
 
@@ -259,7 +264,8 @@ def evaluate_files(
     best and variance, *level* trec_eval's counts at that relevance level;
     ``tie_break="trec_eval"`` makes the main values those in trec_eval's order.
     *qrels* may be a :class:`~tieaware.io.columns.Table` already read, *run* a
-    Table held in memory (evaluated by query, in pieces).
+    Table held in memory (evaluated by query, in pieces).  *doubles* names measures whose
+    per-query doubles as trec_eval computes them are wanted (:attr:`Combined.doubles`).
     """
     ms = measure_list(measures) if measures else ()
     jobs = check_jobs(jobs)
@@ -267,6 +273,8 @@ def evaluate_files(
     options = dict(measures=ms, exact=exact, layer=layer, trec=trec, spread=spread, level=level, tie_break=tie_break)
     if depth is not None or judged_only:  # trec_eval's -M and -J, per query: a query's rows stay in one piece
         options.update(depth=depth, judged_only=flag(judged_only, "judged_only"))
+    if doubles:
+        options.update(doubles=measure_list(list(doubles)))
     if isinstance(run, Table):
         source: Iterator[Table] = stream.by_query(run, rows)
         parts = evaluate_pieces(index, source, options, jobs)
