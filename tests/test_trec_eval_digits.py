@@ -181,3 +181,35 @@ def test_table_reads_stdin_once_for_the_second_pass(tmp_path, capsys, monkeypatc
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(SET_F_RUN.encode())))
     out, _ = _eval(capsys, q, "-", "-m", "set_F", "-j", "1")
     assert next(line for line in out.splitlines() if line.startswith("SetF")).split()[3] == "0.3437"
+
+
+# -- labels as trec_eval reads them (atol): 1.5 is 1, 1e3 is 1 ------------------------------------
+
+ATOL_QRELS = "1 0 a 1.5\n1 0 b 1e3\n1 0 c 2\n1 0 d 0\n"
+ATOL_RUN = "1 Q0 x 1 9 t\n1 Q0 a 2 8 t\n1 Q0 b 3 7 t\n1 Q0 c 4 6 t\n"
+ATOL_TREC_EVAL = "map                   \tall\t0.6389\nndcg                  \tall\t0.6363\n"  # trec_eval -m ndcg -m map
+
+
+def test_trec_eval_reads_labels_with_atol(tmp_path, capsys):
+    q, r = _files(tmp_path, ATOL_QRELS, ATOL_RUN)
+    out, err = _eval(capsys, q, r, "-m", "ndcg", "-m", "map", "--format", "trec", "--tie-break", "trec_eval", "-j", "1")
+    assert out == ATOL_TREC_EVAL and err == ""
+    out, err = _eval(capsys, q, r, "-m", "ndcg", "-m", "map", "-m", "runid", "--format", "trec", "--tie-break", "trec_eval")
+    assert out == "runid                 \tall\tt\n" + ATOL_TREC_EVAL
+
+
+def test_tie_aware_keeps_the_exact_label_and_warns_once(tmp_path, capsys):
+    q, r = _files(tmp_path, ATOL_QRELS, ATOL_RUN)
+    out, err = _eval(capsys, q, r, "-m", "ndcg", "-m", "map", "--format", "trec", "-j", "1")
+    assert out == "map                   \tall\t0.6389\nndcg                  \tall\t0.5008\n"  # gains 3/2, 1000, 2
+    assert len(err.splitlines()) == 1 and f"{q}:1: label '1.5'" in err and "atol" in err
+    out, err = _eval(capsys, q, r, "-m", "nDCG", "-j", "1")
+    assert next(line for line in out.splitlines() if line.startswith("nDCG")).split()[1:4] == ["0.5008", "irrational", "0.6363"]
+    assert len(err.splitlines()) == 1 and "trec_eval order column" in err
+
+
+@binary
+def test_atol_labels_against_the_binary(tmp_path, capsys):
+    q, r = _files(tmp_path, ATOL_QRELS, ATOL_RUN)
+    out, _ = _eval(capsys, q, r, "-q", "-m", "all_trec", "--format", "trec", "--tie-break", "trec_eval", "-j", "1")
+    assert out == teb.run(q, r, ["-q", "-m", "all_trec"])

@@ -13,6 +13,7 @@ nothing to stdout, only the one-line error on stderr.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from contextlib import contextmanager
@@ -323,17 +324,43 @@ def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on
 
     with _sources(args) as (qrels_source, run_source):
         _note_large_exact(run_source, exact)
+        qrels_source, trec_qrels = _read_labels(qrels_source, False, args.format)
         with stream.spooled(run_source, "run") as run:  # stdin copied once: a second pass may need it
-            result = evaluate_files(qrels_source, run, measures, trec=True, spread=spread_on, jobs=_jobs(args), **common)
+            if trec_qrels is qrels_source:
+                result = evaluate_files(qrels_source, run, measures, trec=True, spread=spread_on, jobs=_jobs(args), **common)
+            else:  # the trec_eval order column reads the labels as trec_eval does
+                result = evaluate_files(qrels_source, run, measures, spread=spread_on, jobs=_jobs(args), **common)
+                trec = evaluate_files(trec_qrels, run, measures, tie_break="trec_eval", jobs=_jobs(args), **common)
+                result = dataclasses.replace(result, trec=trec.tied, doubles=trec.doubles, empty=trec.empty)
 
             def more(wanted: tuple) -> dict:
                 again = {k: v for k, v in common.items() if k != "complete"}
-                return evaluate_files(qrels_source, run, (), tie_break="trec_eval", jobs=_jobs(args), doubles=wanted, **again).doubles
+                return evaluate_files(trec_qrels, run, (), tie_break="trec_eval", jobs=_jobs(args), doubles=wanted, **again).doubles
 
             cells = _trec_cells(args, result, measures, more) if args.format == "table" else {}
     if common.get("depth") is not None or common.get("judged_only"):
         _note_empty(result.empty, measures)
     return result, cells
+
+
+def _read_labels(qrels: Any, trec_eval: bool, where: str) -> tuple[Any, Any]:
+    """(the qrels as tieaware reads them, as trec_eval reads them): a label such as 1.5 or 1e3 is 1 to trec_eval (atol).
+
+    With *trec_eval* (``--tie-break trec_eval``) both are trec_eval's reading; otherwise, when the readings differ,
+    one warning (stderr) names the file and first line.
+    """
+    from tieaware.io.trec import trec_eval_labels
+
+    read, differs = trec_eval_labels(qrels)
+    if differs is None:
+        return qrels, qrels
+    if trec_eval:
+        return read, read
+    column = "the trec_eval order column reads them so" if where == "table" else "--tie-break trec_eval reads them so"
+    if where == "json":
+        column = "json's trec_eval_order values read them so"
+    print(f"tieaware eval: warning: {differs}; tie-aware values use the exact label, {column}", file=sys.stderr)
+    return qrels, read
 
 
 def _trec_cells(args: argparse.Namespace, result: Any, measures: tuple, more: Any) -> dict:
@@ -375,12 +402,21 @@ def _trec_cells(args: argparse.Namespace, result: Any, measures: tuple, more: An
 def _tables(args: argparse.Namespace) -> tuple[Any, Any]:
     """The qrels and run files (or the bundled sample) read whole as columns."""
     if args.qrels is not None:
-        return read_table(args.qrels, "qrels", progress=True), read_table(args.run_file, "run", progress=True)
+        return _read(args.qrels, "qrels"), _read(args.run_file, "run")
     from importlib.resources import as_file, files
 
     data = files("tieaware") / "data"
     with as_file(data / "sample.qrels") as q, as_file(data / "sample.run") as r:
         return _named(q, "sample.qrels", "qrels"), _named(r, "sample.run", "run")
+
+
+def _read(source: Any, kind: str) -> Any:
+    """A qrels or run file as columns, whatever its format: TREC text (plain, .gz, .bz2, stdin), Parquet or Arrow."""
+    from tieaware.io import parquet
+
+    if parquet.is_columnar_path(source):
+        return parquet.read(source, kind)
+    return read_table(source, kind, progress=True)
 
 
 def _named(path: Any, name: str, kind: str) -> Any:
@@ -699,6 +735,7 @@ def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tu
             # filtered on its own)
             return _trec_eval_layout_streamed(args, measures, common, tie_break, zscores)
     qrels_table, run_table = _tables(args)
+    qrels_table = _read_labels(qrels_table, tie_break is not None, "--format trec")[0]
     restricted = args.max_docs is not None or args.judged_only
     # one order is printed; -M and -J find the queries they leave empty in trec_eval's
     prepared = prepare(qrels_table, run_table, trec_order=tie_break or ("trec_eval" if restricted else False))
@@ -747,7 +784,7 @@ def _trec_eval_layout_streamed(args: argparse.Namespace, measures: tuple, common
     """trec_eval's output from :func:`tieaware.runs.stream.evaluate_files` (bounded memory, --jobs)."""
     from tieaware.io import stream
 
-    qrels_table = read_table(args.qrels, "qrels", progress=True)
+    qrels_table = _read_labels(_read(args.qrels, "qrels"), tie_break is not None, "--format trec")[0]
     options = dict(common)
     _note_large_exact(args.run_file, options["exact"])
     with stream.spooled(args.run_file, "run") as run:  # stdin copied once: trec_eval's doubles may need a second pass

@@ -40,10 +40,11 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import IO, Union
+from typing import IO, Any, Optional, Union
 
 from tieaware.io.text import number_text, shorten, text_lines
 from tieaware.model.errors import TieawareError
@@ -60,6 +61,7 @@ __all__ = [
     "trec_eval_order",
     "trec_eval_ranking",
     "read_sample",
+    "trec_eval_labels",
 ]
 
 #: {qid: {docno: label}}; labels are Fractions (a negative one: judged as not judged, read as 0).
@@ -291,3 +293,57 @@ def read_sample() -> tuple[Qrels, Run]:
     qrels = parse_qrels((data / "sample.qrels").read_text(encoding="utf-8").splitlines(), "sample.qrels")
     run = parse_run((data / "sample.run").read_text(encoding="utf-8").splitlines(), "sample.run")
     return qrels, run
+
+
+def _atol(text: str) -> int:
+    """C's atol: the integer the text starts with (after white space), 0 without one."""
+    found = re.match(r"\s*([+-]?\d+)", text)
+    return int(found.group(1)) if found else 0
+
+
+def trec_eval_labels(qrels: Any) -> tuple[Any, Optional[str]]:
+    """The qrels Table with every label read as trec_eval 9.0.8 reads it, and where that differs.
+
+    trec_eval reads a label with C's ``atol``: the integer its text starts
+    with, so ``1.5`` is 1 and ``1e3`` is 1.  tieaware reads the exact number.
+    Returns the Table with each differing label replaced by trec_eval's
+    reading (the same Table when none differs) and a message naming the file
+    and first line where the two readings differ (None when none does).  A
+    label tieaware refuses is left for the reader to refuse.
+
+    >>> import io
+    >>> from tieaware.io.columns import read_table
+    >>> table = read_table(io.BytesIO(b"q1 0 a 1\\nq1 0 b 1.5\\nq1 0 c 1e3\\n"), "qrels")
+    >>> read, where = trec_eval_labels(table)
+    >>> read.value.tolist(), where
+    ([b'1', b'1', b'1'], "<qrels>:2: label '1.5' is 3/2 exactly; trec_eval reads it as 1 (C's atol)")
+    """
+    import numpy as np
+
+    from tieaware.io.text import number_text
+
+    if not len(qrels):
+        return qrels, None
+    texts, inverse = np.unique(qrels.value, return_inverse=True)
+    replaced = []
+    differs = np.zeros(len(texts), dtype=bool)
+    for i, raw in enumerate(texts.tolist()):
+        text = raw.decode("utf-8", errors="replace")
+        read = _atol(text)
+        try:
+            exact = number_text(text.strip(), "label", qrels.name)
+        except TieawareError:
+            exact = None
+        differs[i] = exact is not None and exact != read
+        replaced.append(str(read).encode() if differs[i] else raw)
+    if not differs.any():
+        return qrels, None
+    rows = np.flatnonzero(differs[inverse])
+    first = int(rows[np.argmin(qrels.line[rows])])
+    text = qrels.value[first].decode("utf-8", errors="replace")
+    exact = number_text(text.strip(), "label", qrels.name)
+    message = f"{qrels.name}:{int(qrels.line[first])}: label {text!r} is {exact} exactly; trec_eval reads it as {_atol(text)} (C's atol)"
+    value = np.array(replaced, dtype=qrels.value.dtype)[inverse]
+    from dataclasses import replace
+
+    return replace(qrels, value=value), message
