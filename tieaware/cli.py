@@ -9,7 +9,10 @@ before the error.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any, Optional
@@ -72,15 +75,110 @@ def _needs(sub: Any, name: str, package: str) -> None:
     parser.set_defaults(run=refuse)
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: raised in the main thread, so every ``with`` and ``finally`` cleans up, as on Ctrl-C."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    # the worker processes this one forked die with it (they would finish their queued work otherwise)
+    import multiprocessing
+
+    for child in multiprocessing.active_children():
+        child.terminate()
+    raise Terminated(signum)
+
+
+def _on_signals() -> dict:
+    """SIGTERM (timeout, kill, Slurm, systemd) and SIGHUP: clean up and exit as on SIGINT; the handlers before."""
+    before = {}
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is None:
+            continue
+        try:
+            before[signum] = signal.signal(signum, _terminate)
+        except ValueError:  # not the main thread (a command called from a thread): left as it is
+            pass
+    return before
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     first = next((w for w in words if not w.startswith("-")), None)
     command = first if first in SUBCOMMANDS else None
+    who = f"tieaware{' ' + command if command else ''}"
+    if sys.stdout is None:  # started with stdout closed (>&-): nothing could be written
+        if sys.stderr is not None:
+            print(f"{who}: error: stdout is closed: nothing could be written (run it with stdout open, or > /dev/null)", file=sys.stderr)
+        return 2
+    before = _on_signals()
+    stdout = sys.stdout
+    sys.stdout = _Guard(stdout)  # type: ignore[assignment]
     try:
         return _main(words, command)
     except KeyboardInterrupt:  # Ctrl-C: one line, the shell's code for SIGINT, no traceback
-        print(f"tieaware{' ' + command if command else ''}: interrupted", file=sys.stderr)
+        print(f"{who}: interrupted", file=sys.stderr)
         return 130
+    except StdoutError as exc:  # --help or a usage message into a full stdout
+        print(f"{who}: error: {exc}", file=sys.stderr)
+        _silence_stdout()
+        return 2
+    except Terminated as exc:  # the shell's code for a signal: 128 + its number (143 for SIGTERM)
+        print(f"{who}: {signal.Signals(exc.signum).name} received: stopped, temporary files removed", file=sys.stderr)
+        return 128 + exc.signum
+    finally:
+        if isinstance(sys.stdout, _Guard):
+            sys.stdout = stdout
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+class StdoutError(TieawareError):
+    """Writing stdout failed (full, as /dev/full is, or failing): one line, not a traceback."""
+
+
+class _Guard:
+    """Raise :class:`StdoutError` for a failed write or flush of *stream* (a broken pipe stays BrokenPipeError)."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def _call(self, name: str, *args: Any) -> Any:
+        try:
+            return getattr(self._stream, name)(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StdoutError(f"cannot write to stdout: {exc.strerror or exc}") from None
+
+    def write(self, data: Any) -> Any:
+        return self._call("write", data)
+
+    def writelines(self, lines: Any) -> Any:
+        return self._call("writelines", lines)
+
+    def flush(self) -> Any:
+        return self._call("flush")
+
+    @property
+    def buffer(self) -> Any:
+        return _Guard(self._stream.buffer)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush at exit writes nothing and says nothing."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.__stdout__.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _main(words: list[str], command: Optional[str]) -> int:
@@ -94,9 +192,13 @@ def _main(words: list[str], command: Optional[str]) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.run(args) or 0)
+        code = int(args.run(args) or 0)
+        sys.stdout.flush()  # a full or failing stdout is known now, not at exit
+        return code
     except TieawareError as exc:
         print(f"tieaware {args.command}: error: {exc}", file=sys.stderr)
+        if isinstance(exc, StdoutError):
+            _silence_stdout()
         return 2
     except ModuleNotFoundError as exc:  # an option that needs an extra (--heatmap: matplotlib, ...)
         if exc.name not in OPTIONAL:

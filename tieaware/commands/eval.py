@@ -356,7 +356,7 @@ def _read_labels(qrels: Any, trec_eval: bool, where: str) -> tuple[Any, Any]:
         return qrels, qrels
     if trec_eval:
         return read, read
-    column = "the trec_eval order column reads them so" if where == "table" else "--tie-break trec_eval reads them so"
+    column = "the trec_eval order column reads them so" if where in ("table", "csv", "parquet") else "--tie-break trec_eval reads them so"
     if where == "json":
         column = "json's trec_eval_order values read them so"
     print(f"tieaware eval: warning: {differs}; tie-aware values use the exact label, {column}", file=sys.stderr)
