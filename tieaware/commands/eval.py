@@ -310,25 +310,21 @@ def _write_long(r: _Report, args: argparse.Namespace) -> None:
     sys.stdout.buffer.flush()
 
 
-def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on: bool, exact: bool, broken: str = "trec_eval") -> Any:
+def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on: bool, exact: bool, broken: str = "trec_eval") -> tuple[Any, dict]:
     """Table and json: the run read a few whole queries at a time (tieaware.runs.stream), each piece
-    evaluated tie-aware and in the *broken* preset's order (trec_eval's), in --jobs processes; memory stays bounded."""
-    with _sources(args) as (qrels_source, run_source):
-        _note_large_exact(run_source, exact)
-        return evaluate_files(qrels_source, run_source, measures, trec=broken, spread=spread_on, jobs=_jobs(args), **common)
-def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on: bool, exact: bool) -> tuple[Any, dict]:
-    """Table and json: the run read a few whole queries at a time (tieaware.runs.stream), each piece
-    evaluated tie-aware and in trec_eval's order, in --jobs processes; memory stays bounded.  Also the
-    table's "trec_eval order" cells that print trec_eval's digits (:func:`_trec_cells`)."""
+    evaluated tie-aware and in the *broken* preset's order (trec_eval's), in --jobs processes; memory stays
+    bounded.  Also the table's "trec_eval order" cells that print trec_eval's digits (:func:`_trec_cells`)."""
     from tieaware.io import stream
 
     with _sources(args) as (qrels_source, run_source):
         _note_large_exact(run_source, exact)
-        qrels_source, trec_qrels = _read_labels(qrels_source, False, args.format)
+        trec_qrels = qrels_source
+        if broken == "trec_eval":  # the trec_eval order column reads the labels as trec_eval does
+            qrels_source, trec_qrels = _read_labels(qrels_source, False, args.format)
         with stream.spooled(run_source, "run") as run:  # stdin copied once: a second pass may need it
             if trec_qrels is qrels_source:
-                result = evaluate_files(qrels_source, run, measures, trec=True, spread=spread_on, jobs=_jobs(args), **common)
-            else:  # the trec_eval order column reads the labels as trec_eval does
+                result = evaluate_files(qrels_source, run, measures, trec=broken, spread=spread_on, jobs=_jobs(args), **common)
+            else:
                 result = evaluate_files(qrels_source, run, measures, spread=spread_on, jobs=_jobs(args), **common)
                 trec = evaluate_files(trec_qrels, run, measures, tie_break="trec_eval", jobs=_jobs(args), **common)
                 result = dataclasses.replace(result, trec=trec.tied, doubles=trec.doubles, empty=trec.empty)
@@ -337,8 +333,8 @@ def _streamed(args: argparse.Namespace, measures: tuple, common: dict, spread_on
                 again = {k: v for k, v in common.items() if k != "complete"}
                 return evaluate_files(trec_qrels, run, (), tie_break="trec_eval", jobs=_jobs(args), doubles=wanted, **again).doubles
 
-            cells = _trec_cells(args, result, measures, more) if args.format == "table" else {}
-    if common.get("depth") is not None or common.get("judged_only"):
+            cells = _trec_cells(args, result, measures, more) if args.format == "table" and broken == "trec_eval" else {}
+    if broken == "trec_eval" and (common.get("depth") is not None or common.get("judged_only")):
         _note_empty(result.empty, measures)
     return result, cells
 
