@@ -46,6 +46,8 @@ __all__ = ["add_parser", "run", "DEFAULT_MEASURES", "FORMATS"]
 
 DEFAULT_MEASURES = "P@5 P@10 R@10 F1@10 AP RR nDCG@10 nDCG"
 FORMATS = ("table", "json", "trec", "csv", "parquet")
+#: --digits' largest value (a decimal of more digits than this says nothing a float or the exact form does not).
+MAX_DIGITS = 1000
 #: Above this many run documents, exact mode suggests --float (on stderr).
 LARGE_EXACT = 200_000
 #: Exact values longer than this are abbreviated in the table (json has them in full).
@@ -230,8 +232,8 @@ class _Report:
 
 def run(args: argparse.Namespace) -> int:
     """Read, evaluate twice (tie-aware and in trec_eval's order), then print once."""
-    if args.digits < 0:
-        raise bad("--digits", args.digits, "must be an int >= 0")
+    if args.digits < 0 or args.digits > MAX_DIGITS:
+        raise bad("--digits", args.digits, f"must be an int from 0 to {MAX_DIGITS}")
     spread_on = getattr(args, "spread", False)
     if spread_on and args.format == "trec":
         raise bad("--spread", "--format trec", "needs --format table or json (trec_eval's layout has no place for it)")
@@ -370,6 +372,8 @@ def _trec_cells(args: argparse.Namespace, result: Any, measures: tuple, more: An
 
     trec = result.trec
     digits = args.digits
+    if digits > 15:  # past a double's digits: the exact value's are printed, there is no trec_eval digit to follow
+        return {}
     ours = [m for m in measures if trec_name(m, args.level) is not None and m.aggregate != "sum"]
     wanted, cells = [], {}
     for m in ours:
@@ -391,7 +395,12 @@ def _trec_cells(args: argparse.Namespace, result: Any, measures: tuple, more: An
         m = next(x for x in ours if str(x) == key)
         per_query = {p: doubles.get(p, {}).get(key, nearest_float(trec.per_query[p][key])) for p in trec.queries}
         value = per_query[q] if q is not None else trec_eval_mean(m, per_query, divisor)
-        cells[q, key] = f"{value:.{digits}f}"
+        exact = trec.per_query[q][key] if q is not None else trec.mean[key]
+        text = f"{value:.{digits}f}"
+        if text == decimal(exact, digits):
+            del cells[q, key]  # the same digits either way
+        else:
+            cells[q, key] = text
     return cells
 
 
@@ -438,16 +447,29 @@ def _jobs(args: argparse.Namespace) -> Optional[int]:
 
 
 def _note_large_exact(run_source: Any, exact: bool) -> None:
-    """Exact mode on a large run: suggest --float (stderr), judging the size by the file's bytes."""
+    """Exact mode on a large run: suggest --float (stderr), judging the number of lines by the file's bytes and
+    the lines in its first 64 KiB (a regular file only: a device or a pipe is not read for this)."""
     import os
 
     try:
+        if not exact or not os.path.isfile(run_source):
+            return
         size = os.path.getsize(run_source)
-    except (TypeError, OSError):
+        if size <= LARGE_EXACT * _BYTES_PER_LINE:
+            return
+        with open(run_source, "rb") as f:
+            head = f.read(1 << 16)
+    except (TypeError, OSError, ValueError):
         return
-    if exact and size > LARGE_EXACT * _BYTES_PER_LINE:
+    lines = head.count(b"\n")
+    if str(run_source).endswith((".gz", ".bz2", ".parquet", ".pq", ".arrow", ".feather", ".ipc")):
+        lines, head = 1, b"x" * _BYTES_PER_LINE  # compressed or columnar: the usual line length
+    if not lines:
+        return  # one long line: the reader refuses it, there is nothing to wait for
+    documents = size * lines // len(head)
+    if documents > LARGE_EXACT:
         print(
-            f"tieaware eval: note: exact evaluation of about {size // _BYTES_PER_LINE:,} documents may take a while; "
+            f"tieaware eval: note: exact evaluation of about {documents:,} documents may take a while; "
             "--float gives the same values to 1e-12 in seconds",
             file=sys.stderr,
         )

@@ -39,7 +39,7 @@ import numpy as np
 
 from tieaware.io.blocks import parse_block, read_blocks
 from tieaware.io.columns import Table, query_numbers
-from tieaware.io.text import Source, open_binary
+from tieaware.io.text import Source, not_utf8, open_binary
 from tieaware.model.errors import TieawareError, bad
 
 __all__ = ["NotContiguous", "PIECE_ROWS", "pieces", "splittable", "line_ranges", "lines_before", "range_blocks", "range_pieces", "blocks", "partitioned", "concat", "by_query", "Spool", "spooled", "rereadable"]
@@ -184,7 +184,8 @@ def spooled(source: Source, kind: str = "run", *, directory: Optional[str] = Non
         with tempfile.TemporaryDirectory(prefix="tieaware-", dir=directory) as tmp:
             path = os.path.join(tmp, "stream")
             with open(path, "wb") as out:
-                for block, _ in read_blocks(stream, name):  # whole lines, each checked for its length
+                for block, before in read_blocks(stream, name):  # whole lines, each checked for its length
+                    _utf8(block, before, name)  # binary noise (/dev/urandom) stops here, not at the disk's end
                     out.write(block)
             if close:
                 stream.close()
@@ -193,6 +194,15 @@ def spooled(source: Source, kind: str = "run", *, directory: Optional[str] = Non
     finally:
         if close:
             stream.close()
+
+
+def _utf8(block: bytes, before: int, name: str) -> None:
+    """Refuse a block of whole lines that is not UTF-8 text, naming the line, as the readers would."""
+    try:
+        block.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = block.rfind(b"\n", 0, exc.start) + 1
+        raise not_utf8(name, before + block.count(b"\n", 0, exc.start) + 1, exc, exc.start - start) from None
 
 
 def partitioned(source: Source, kind: str = "run", *, rows: int = PARTITION_ROWS, directory: Optional[str] = None) -> Iterator[Table]:

@@ -651,6 +651,8 @@ def near_half(value: float, digits: int) -> bool:
     """
     if not math.isfinite(value):
         return False
+    if digits > 15:  # past a double's precision every printed digit depends on the double
+        return True
     scaled = abs(value) * 10.0**digits
     tolerance = 1e-9 * 10.0**digits * max(1.0, abs(value))
     return abs(scaled - math.floor(scaled) - 0.5) < tolerance
