@@ -36,7 +36,7 @@ def test_digits_is_bounded(qrels, tmp_path, capsys):
     run.write_text(RUN)
     assert main(["eval", qrels, str(run), "--digits", "1000000000"]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.strip() == "tieaware eval: error: --digits must be an int from 0 to 1000, got 1000000000"
+    assert out == "" and err.strip() == "tieaware eval: error: --digits must be at most 1000, got 1000000000"
     assert main(["eval", qrels, str(run), "--digits", "1000", "-m", "AP"]) == 0
 
 

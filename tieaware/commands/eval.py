@@ -232,8 +232,10 @@ class _Report:
 
 def run(args: argparse.Namespace) -> int:
     """Read, evaluate twice (tie-aware and in trec_eval's order), then print once."""
-    if args.digits < 0 or args.digits > MAX_DIGITS:
-        raise bad("--digits", args.digits, f"must be an int from 0 to {MAX_DIGITS}")
+    if args.digits < 0:
+        raise bad("--digits", args.digits, "must be an int >= 0")
+    if args.digits > MAX_DIGITS:
+        raise bad("--digits", args.digits, f"must be at most {MAX_DIGITS}")
     spread_on = getattr(args, "spread", False)
     if spread_on and args.format == "trec":
         raise bad("--spread", "--format trec", "needs --format table or json (trec_eval's layout has no place for it)")
