@@ -221,8 +221,6 @@ def open_binary(source: Source, default_name: str = "<stream>") -> tuple[IO[byte
     name = os.fspath(source)
     if name == "-":
         if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:  # started with stdin closed (<&-)
-            from tieaware.model.errors import TieawareError
-
             raise TieawareError(f"stdin is closed: '-' reads the {default_name.strip('<>')} from stdin, which this process was started without")
         return sys.stdin.buffer, "<stdin>", False
     shown = getattr(source, "shown", name)  # a copy of a stream (tieaware.io.stream.Spool) keeps the stream's name
