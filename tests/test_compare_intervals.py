@@ -312,3 +312,19 @@ def test_command_output_file_is_written_whole(files, tmp_path):
     out = tieaware(files, "qrels", "a.run", "b.run", "-m", "AP", "--ci", "95", "--resamples", "200", "--format", "csv", "-o", str(target))
     assert out.returncode == 0 and out.stdout == ""
     assert target.read_text().startswith("kind,measure,name,other,value") and not list(tmp_path.glob(".tieaware-*"))
+
+
+def test_plot_draws_the_intervals(three, tmp_path):
+    pytest.importorskip("matplotlib")
+    qrels, runs = three
+    out = compare_systems(qrels, runs, "AP", test=None, ci=95, resamples=100)
+    fig = out.plot(str(tmp_path / "board.png"))
+    ax = fig.axes[0]
+    x = out.intervals["AP"].systems
+    notes = {t.get_text() for t in ax.texts}
+    for s in out.standings["AP"]:
+        topics, both = x[s.system].rank_topics, x[s.system].rank_both
+        assert any(f"topics {topics[0]}–{topics[1]}; both {both[0]}–{both[1]}" in n for n in notes)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "95% t interval over tie-breakings" in labels and "95% t interval at the expected values" in labels
+    assert (tmp_path / "board.png").stat().st_size > 1000
