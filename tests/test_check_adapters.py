@@ -13,16 +13,54 @@ from tieaware.check import adapters, implementation
 BUDGET = dict(max_size=3, max_examples=10)
 
 
-def test_qrels_and_run_name_documents_in_input_order():
+def test_qrels_and_run_keep_input_order_but_name_documents_out_of_it():
     qrels, run = adapters.qrels_and_run([1.5, 2.0, 1.5], [2, 0, Fraction(1)])
-    assert qrels == {"q1": {"d000": 2, "d001": 0, "d002": 1}}
-    assert run == {"q1": {"d000": 1.5, "d001": 2.0, "d002": 1.5}}
+    assert qrels == {"q1": {"d001": 2, "d002": 0, "d000": 1}}
+    assert list(run["q1"].items()) == [("d001", 1.5), ("d002", 2.0), ("d000", 1.5)]  # dict order: input order
     assert all(isinstance(x, int) for x in qrels["q1"].values())  # pytrec_eval wants ints
 
 
-def test_docnos_sort_in_input_order_beyond_a_thousand():
-    names = adapters.docnos(1200)
-    assert names == sorted(names) and names[0] == "d0000"
+def test_docnos_are_a_shuffle_fixed_by_the_labels_and_vary_between_probes():
+    names = adapters.docnos([0, 1] * 600)
+    assert sorted(names) == [f"d{i:04d}" for i in range(1200)]  # zero-padded: string order is number order
+    assert names != sorted(names) and names != sorted(names, reverse=True)
+    assert adapters.docnos([0, 1] * 600) == names  # the same input, the same names
+    # the smallest tie, handed over both ways: docno order is input order on one, reverse input order on the other
+    assert adapters.docnos([0, 1]) == ["d000", "d001"] and adapters.docnos([1, 0]) == ["d001", "d000"]
+    # labels as a worker of another Python gets them (JSON: 1/2 -> 0.5, 1 -> 1) name the documents alike
+    assert adapters.docnos([Fraction(1, 2), 1, 0]) == adapters.docnos([0.5, 1.0, 0])
+
+
+def _sorting(key):
+    """An ir_measures-style P@1 whose tie order is *key* over (position in the run dict, docno)."""
+
+    def p_at_1(qrels, run):
+        docs = list(run["q1"].items())
+        ranked = sorted(range(len(docs)), key=lambda i: (-docs[i][1], key(i, docs[i][0])))
+        return {"q1": float(qrels["q1"][docs[ranked[0]][0]] >= 1)} if docs else {"q1": 0.0}
+
+    return adapters.from_qrels_run(p_at_1)
+
+
+class _Desc(str):
+    def __lt__(self, other):  # a string that sorts descending
+        return str.__gt__(self, other)
+
+
+@pytest.mark.parametrize(
+    "key, cause",
+    [
+        (lambda i, d: i, "input_order"),  # a stable sort on score
+        (lambda i, d: -i, "reverse_input"),
+        (lambda i, d: d, "docno_asc"),  # sorted by (-score, docno): ir_measures' msmarco provider
+        (lambda i, d: _Desc(d), "docno"),  # trec_eval: docno descending
+    ],
+)
+def test_the_four_order_rules_are_told_apart(key, cause):
+    result = implementation(_sorting(key), "P@1", **BUDGET)
+    assert not result.ok and result.cause == cause, str(result)
+    [finding] = [f for f in result.profile if f.cause == cause][:1]
+    assert finding.held_rule == cause and finding.held_up_to == 65  # confirmed on every large-group probe
 
 
 @pytest.mark.parametrize(

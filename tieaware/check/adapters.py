@@ -21,9 +21,11 @@ Adapters build what other code expects from those two lists:
 - :func:`from_command`: a command line that reads a TREC qrels file and a
   TREC run file and prints the value (trec_eval and friends).
 
-Documents are named ``d000``, ``d001``, ... in input order, so a program that
-breaks ties by docno descending (trec_eval) breaks them in reverse input
-order, which the diagnosis recognises as ``docno``.
+Documents are named ``d000``, ``d001``, ... in an order that is *not* the
+input order (:func:`docnos`: a shuffle fixed by the labels, so it changes from
+one probe to the next), so that the checker tells the tie rules apart: input
+order, reverse input order, docno ascending and docno descending
+(:mod:`tieaware.model.tie_rules`).
 
 >>> def p_at_1(qrels, run):        # ir_measures-style: dicts in, {qid: value} out
 ...     best = max(run["q1"].values())
@@ -68,14 +70,34 @@ __all__ = [
 QID = "q1"
 
 
-def docnos(n: int) -> list[str]:
-    """Document names in input order; zero-padded so string order is input order.
+def docnos(labels: Sequence[Any]) -> list[str]:
+    """The names of documents with these *labels*, in input order: ``d000``, ``d001``, ... shuffled.
 
-    >>> docnos(3)
-    ['d000', 'd001', 'd002']
+    The shuffle is fixed by the labels (a CRC32 of their values), so the same
+    input always gets the same names, in this process or a worker of another
+    Python, while the documents of one case handed over in another order get
+    other names.  Docno order and input order then differ, and a tool that
+    breaks ties by docno (trec_eval: descending; ir_measures' msmarco provider:
+    ascending) is told apart from one that keeps the input order.  Names are
+    zero-padded, so string order is number order.
+
+    >>> docnos([0, 1]), docnos([1, 0])
+    (['d000', 'd001'], ['d001', 'd000'])
+    >>> docnos([0, 1, 0])
+    ['d001', 'd002', 'd000']
     """
+    import zlib
+
+    n = len(labels)
+    # The prefix is fixed so that the smallest cases tell the rules apart: ([0, 1] keeps input order, [1, 0]
+    # reverses it, so docno order is input order on one and reverse input order on the other).
+    seed = zlib.crc32(("tieaware " + repr([float(x) for x in labels])).encode())
     width = max(3, len(str(max(n - 1, 0))))
-    return [f"d{i:0{width}d}" for i in range(n)]
+    order = sorted(range(n), key=lambda i: (zlib.crc32(f"{seed}:{i}".encode()), i))
+    names = [""] * n
+    for rank, i in enumerate(order):
+        names[i] = f"d{rank:0{width}d}"
+    return names
 
 
 def _plain(label: Any) -> Any:
@@ -98,7 +120,7 @@ def qrels_and_run(
     >>> qrels_and_run([1.0], [1], qid="1", unretrieved=[1])
     ({'1': {'d000': 1, 'u000': 1}}, {'1': {'d000': 1.0}})
     """
-    names = docnos(len(scores))
+    names = docnos(labels)
     qrels = {qid: {d: _plain(x) for d, x in zip(names, labels)}}
     qrels[qid].update({f"u{i:03d}": _plain(x) for i, x in enumerate(unretrieved)})
     run = {qid: {d: float(s) for d, s in zip(names, scores)}}
@@ -253,7 +275,7 @@ def from_dataframes(
     def impl(scores: list, labels: list) -> Any:
         import pandas as pd  # only this adapter needs pandas
 
-        names = docnos(len(scores))
+        names = docnos(labels)
         reco: dict[str, list] = {user: [1] * len(scores), item: names}
         if score is not None:
             reco[score] = [float(s) for s in scores]
@@ -305,14 +327,14 @@ def from_ranked_ids(fn: Callable[[list, set], Any], *, rel: Any = 1, **kwargs: A
     adapter is checked as a tie-oblivious one, and is expected to show
     ``input_order``.  ``implementation(adapters.from_ranked_ids(lambda r, pos: hit(r[:5], pos)), "Success@5")``.
 
-    >>> from_ranked_ids(lambda ranked, pos: (ranked, sorted(pos)))([1.0, 2.0], [1, 0])
-    (['d001', 'd000'], ['d000'])
+    >>> from_ranked_ids(lambda ranked, pos: (ranked, sorted(pos)))([1.0, 2.0], [1, 0])   # named d001, d000
+    (['d000', 'd001'], ['d001'])
     """
     if not callable(fn):
         raise bad("fn", fn, "must be a function fn(ranked_ids, relevant_ids)")
 
     def impl(scores: list, labels: list) -> Any:
-        names = docnos(len(scores))
+        names = docnos(labels)
         order = sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: ties in input order
         return fn([names[i] for i in order], {names[i] for i, x in enumerate(labels) if x >= rel}, **kwargs)
 

@@ -23,8 +23,10 @@ precision, every bug with its smallest input), or ``not installed`` when the
 library cannot be imported.  A library that is not there is never reported
 as conforming.
 
->>> sorted({p.library for p in PEERS})[:4]
-['RecBole', 'TRM', 'cornac', 'ir_measures']
+The peers themselves are in :mod:`tieaware.check.peers`.
+
+>>> len({p.library for p in PEERS}) >= 24
+True
 """
 
 from __future__ import annotations
@@ -33,364 +35,33 @@ import importlib
 import importlib.metadata
 import inspect
 import json
-import os
 import selectors
 import subprocess
-import sys
 import tempfile
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from tieaware.check import adapters
 from tieaware.check.compare import shown
 from tieaware.check.implementation import implementation
+from tieaware.check.oracle import TIE_BREAKS
+from tieaware.check.peers import ENVIRONMENTS, LIBRARIES, PEERS, PRELUDE, Peer
+from tieaware.check.randomness import Randomness, detect
 from tieaware.check.result import BUG, CONVENTION, ImplementationResult
 from tieaware.model.errors import bad
 from tieaware.model.exact import to_decimal, to_exact_string
+from tieaware.model.tie_rules import ARBITRARY
 
-__all__ = ["Peer", "Row", "PEERS", "LIBRARIES", "PRELUDE", "build", "check_peer", "run_all", "table", "markdown", "NOT_INSTALLED", "NOT_CHECKED", "Worker", "ENVIRONMENTS", "CONFORMS", "CONFORMS_AS", "DIFFERS", "tie_rule"]
+__all__ = ["Peer", "Row", "PEERS", "LIBRARIES", "PRELUDE", "build", "check_peer", "run_all", "table", "markdown", "NOT_INSTALLED", "NOT_CHECKED", "Worker", "ENVIRONMENTS", "CONFORMS", "CONFORMS_AS", "DIFFERS", "tie_rule", "RULE_NAMES", "reproducer"]
 
 NOT_INSTALLED = "not installed"
 CONFORMS = "conforms"
 CONFORMS_AS = "conforms as"
 DIFFERS = "differs"
 NOT_CHECKED = "not checked"
-
-#: The helpers every peer's code may use, from :mod:`tieaware.check.adapters` (stdlib only, so a worker
-#: in another environment runs them without tieaware).
-PRELUDE = "\n".join(
-    [
-        "from __future__ import annotations",
-        "import os",
-        "from collections.abc import Sequence",
-        "from typing import Any",
-        f"QID = {adapters.QID!r}",
-        inspect.getsource(adapters.docnos),
-        inspect.getsource(adapters._plain),
-        inspect.getsource(adapters.qrels_and_run),
-        inspect.getsource(adapters.trec_files),
-        "import warnings",
-        "warnings.simplefilter('ignore')",
-    ]
-)
-
-#: Where a library can be installed: the CI test environment (``test``), the ``conformance`` extra (numpy 2,
-#: installed by .ci/run too), an environment of its own (numpy < 2, pandas < 3, torch: out of CI).
-ENVIRONMENTS = ("test", "conformance", "numpy1", "pandas2", "torch")
-
-
-@dataclass(frozen=True)
-class Peer:
-    """One library call that claims to compute a measure (or a statistic of one)."""
-
-    #: Library name as users know it, e.g. "scikit-learn".
-    library: str
-    #: Distribution name for the version, e.g. "scikit-learn", "pytrec-eval-terrier".
-    distribution: str
-    #: The call checked, e.g. "ndcg_score(k=5, ignore_ties=False)".
-    call: str
-    #: The tieaware measure it is compared with.
-    measure: str
-    #: Python source defining impl(scores, labels) (the helpers of PRELUDE are defined).
-    code: str
-    #: Extra options for the check (labels, min_size, max_docs, ...).
-    options: dict[str, Any] = field(default_factory=dict)
-    #: True when its tie order depends on the CPU or the sizes (numpy's unstable argsort, numba and torch sorts):
-    #: reports then name only what holds on every machine.
-    machine_dependent: bool = False
-    #: Where it can run (:data:`ENVIRONMENTS`).
-    env: str = "test"
-    #: For a peer of a spread: "min", "max", "variance" or "distribution" (checked with check.spread).
-    statistic: Optional[str] = None
-
-
-# -- the peers ------------------------------------------------------------------------------------------
-
-_SK_2D = """
-import sklearn.metrics as metrics
-import numpy as np
-def impl(scores, labels):
-    return metrics.{fn}(np.asarray([[float(x) for x in labels]]), np.asarray([scores], dtype=float), k=5{extra})
-"""
-
-_SK_AP = """
-import sklearn.metrics as metrics
-def impl(scores, labels):
-    return metrics.average_precision_score([int(x >= 1) for x in labels], scores)
-"""
-
-_PYTREC = """
-import pytrec_eval
-def impl(scores, labels, num_rel=None):
-    missing = 0 if num_rel is None else num_rel - sum(1 for x in labels if x >= 1)
-    qrels, run = qrels_and_run(scores, labels, unretrieved=[1] * missing)
-    return pytrec_eval.RelevanceEvaluator(qrels, {{{family!r}}}).evaluate(run)[QID][{name!r}]
-impl.integer_labels = True
-"""
-
-_IRM = """
-import ir_measures
-from ir_measures.providers import registry
-MEASURE = ir_measures.parse_measure({name!r})
-PROVIDER = registry[{provider!r}]
-def impl(scores, labels):
-    qrels, run = qrels_and_run(scores, labels, qid="1")
-    rows = [r.value for r in PROVIDER.evaluator([MEASURE], qrels).iter_calc(run) if r.query_id == "1"]
-    if not rows:
-        raise RuntimeError("no value for the query")
-    return rows[0]
-impl.integer_labels = True
-"""
-
-_RANX = """
-import ranx
-def impl(scores, labels):
-    qrels, run = qrels_and_run(scores, labels)
-    return ranx.evaluate(ranx.Qrels.from_dict(qrels), ranx.Run.from_dict(run), {metric!r})
-impl.integer_labels = True
-"""
-
-_RANK_EVAL = """
-import rank_eval
-def impl(scores, labels):
-    qrels, run = qrels_and_run(scores, labels)
-    return rank_eval.evaluate(rank_eval.Qrels.from_dict(qrels), rank_eval.Run.from_dict(run), {metric!r})
-impl.integer_labels = True
-"""
-
-_TRECTOOLS = """
-import tempfile
-from trectools import TrecEval, TrecQrel, TrecRun
-def impl(scores, labels):
-    with tempfile.TemporaryDirectory() as d:
-        qrels_path, run_path = trec_files(scores, labels, d)
-        return TrecEval(TrecRun(run_path), TrecQrel(qrels_path)).{method}(depth={depth}, per_query=False)
-impl.integer_labels = True
-"""
-
-_TRECTOOLS_DF = """
-import tempfile
-import pandas as pd
-from trectools import TrecEval, TrecQrel, TrecRun
-def impl(scores, labels):
-    with tempfile.TemporaryDirectory() as d:
-        qrels_path, _ = trec_files(scores, labels, d)
-        run = TrecRun()
-        run.load_run_from_dataframe(pd.DataFrame({"query": QID, "q0": "Q0", "docid": docnos(len(scores)),
-                                                  "rank": range(1, len(scores) + 1), "score": scores, "system": "r"}))
-        return TrecEval(run, TrecQrel(qrels_path)).get_ndcg(depth=5, per_query=False)
-impl.integer_labels = True
-"""
-
-_TRM = """
-import trm
-def impl(scores, labels):
-    out = trm.evaluate([list(scores)], [[bool(x >= 1) for x in labels]], metrics=[{metric!r}], k_list=[{k}])
-    return getattr(out.per_query[{metric!r}][{k}][0], {field!r})
-"""
-
-_CORNAC = """
-import types
-import numpy as np
-from cornac.models import Recommender
-from cornac.metrics import {cls}
-def impl(scores, labels):
-    s = np.asarray(scores, dtype=float)
-    gt = np.asarray([i for i, x in enumerate(labels) if x >= 1.0], dtype=int)   # rating_threshold = 1.0
-    if len(gt) == 0:
-        return None   # ranking_eval skips a user without a test positive
-    model = types.SimpleNamespace(num_items=len(s), total_items=len(s), score=lambda u, i=None, **kw: s if i is None else s[i],
-                                  is_unknown_user=lambda u: False, is_unknown_item=lambda i: False, default_score=lambda: 0.0)
-    items = np.arange(len(s))
-    rank, ranked_scores = Recommender.rank(model, 0, items, k=({k}) or len(s))
-    return {cls}({args}).compute(gt_pos=gt, pd_rank=rank, pd_scores=ranked_scores, item_indices=items)
-"""
-
-_RANKEREVAL = """
-from rankereval import BinaryLabels, NumericLabels, Rankings, {cls}
-def impl(scores, labels):
-    y_true = {labels}.from_matrix([[float(x) for x in labels]])
-    return float({cls}({k}).score(y_true, Rankings.from_scores([list(scores)]))[0])
-"""
-
-_RECTOOLS = """
-import numpy as np, pandas as pd
-from rectools import Columns
-from rectools.metrics import {cls}
-from rectools.models.utils import recommend_from_scores
-def impl(scores, labels):
-    ids, _ = recommend_from_scores(np.asarray(scores, dtype=np.float32), min({k}, len(scores)))   # models score in float32
-    reco = pd.DataFrame({{Columns.User: 0, Columns.Item: [int(i) for i in ids], Columns.Rank: range(1, len(ids) + 1)}})
-    relevant = [i for i, x in enumerate(labels) if x > 0]
-    inter = pd.DataFrame({{Columns.User: pd.Series([0] * len(relevant), dtype=int), Columns.Item: pd.Series(relevant, dtype=int)}})
-    per_user = {cls}(k={k}).calc_per_user(reco, inter)
-    return float(per_user.iloc[0]) if len(per_user) else None   # a user without interactions is left out
-"""
-
-_RECOMMENDERS = """
-import pandas as pd
-from recommenders.evaluation import python_evaluation as pe
-def impl(scores, labels):
-    true = pd.DataFrame([(0, i, float(x)) for i, x in enumerate(labels) if x != 0], columns=["userID", "itemID", "rating"])
-    true = true.astype({{"userID": int, "itemID": int, "rating": float}})
-    pred = pd.DataFrame([(0, i, float(s)) for i, s in enumerate(scores)], columns=["userID", "itemID", "prediction"])
-    if true.empty:
-        return None   # a user without relevant rows is not evaluated
-    return float(pe.{fn}(true, pred, k={k}{extra}))
-"""
-
-_TORCHMETRICS = """
-import torch
-from torchmetrics.functional import retrieval as F
-def impl(scores, labels):
-    target = torch.tensor([float(x) for x in labels]) if any(x != int(x) for x in labels) else torch.tensor([int(x) for x in labels])
-    return F.{fn}(torch.tensor(scores, dtype=torch.float64), target{extra}).item()
-"""
-
-_RECBOLE = """
-import numpy as np, torch
-from recbole.evaluator.metrics import {cls}
-def impl(scores, labels):
-    k = min({k}, len(scores))
-    metric = {cls}({{"topk": [k], "metric_decimal_place": 4}})
-    positives = torch.tensor([[1 if x > 0 else 0 for x in labels]])
-    _, index = torch.topk(torch.tensor([scores], dtype=torch.float32), k, dim=-1)   # the collector, float32 model scores
-    pos_index = torch.gather(positives, 1, index).to(torch.bool).numpy()
-    pos_len = positives.sum(dim=1).numpy()
-    try:
-        info = metric.metric_info(pos_index, pos_len)
-    except TypeError:
-        info = metric.metric_info(pos_index)
-    return float(list(metric.topk_result({name!r}, info).values())[0])   # as reported: rounded
-"""
-
-_RECPACK = """
-import numpy as np
-from scipy.sparse import csr_matrix
-from recpack.metrics import {cls}
-def impl(scores, labels):
-    metric = {cls}({k})
-    metric.calculate(csr_matrix(np.asarray([labels], dtype=float)), csr_matrix(np.asarray([scores], dtype=float)))
-    return float(metric.value) if metric.scores_.shape[0] else None   # a user without interactions is eliminated
-"""
-
-_RBO = """
-import rbo
-def impl(S, L):
-    flat = lambda r: [x for g in r for x in (g if isinstance(g, (list, tuple)) else [g])]
-    return rbo.RankingSimilarity(flat(S), flat(L)).rbo_ext(p=0.9)
-"""
-
-_NDCG2 = {"min_size": 2}  # scikit-learn refuses a single document
-_VARIES = True  # numpy's default argsort (x86-simd-sort), numba's and torch's sorts: the tie order varies
-
-PEERS: tuple[Peer, ...] = (
-    # scikit-learn 1.9: the test environment
-    Peer("scikit-learn", "scikit-learn", "ndcg_score(k=5, ignore_ties=False)", "nDCG@5", _SK_2D.format(fn="ndcg_score", extra=""), _NDCG2),
-    Peer("scikit-learn", "scikit-learn", "ndcg_score(k=5, ignore_ties=True)", "nDCG@5", _SK_2D.format(fn="ndcg_score", extra=", ignore_ties=True"), _NDCG2, _VARIES),
-    Peer("scikit-learn", "scikit-learn", "dcg_score(k=5, ignore_ties=False)", "DCG@5", _SK_2D.format(fn="dcg_score", extra=""), _NDCG2),
-    Peer("scikit-learn", "scikit-learn", "average_precision_score", "AP", _SK_AP, {"labels": "integer"}),
-    # pytrec_eval (trec_eval 9.0.8's code)
-    *(
-        Peer("pytrec_eval", "pytrec-eval-terrier", name, measure, _PYTREC.format(family=family, name=name))
-        for name, family, measure in (("P_5", "P", "P@5"), ("map", "map", "AP"), ("recip_rank", "recip_rank", "RR"), ("ndcg_cut_5", "ndcg_cut", "nDCG@5"))
-    ),
-    # ir_measures: one call per provider
-    *(
-        Peer("ir_measures", "ir_measures", f"{provider}: {name}", measure, _IRM.format(name=name, provider=provider), options, env=env)
-        for provider, name, measure, options, env in (
-            ("pytrec_eval", "AP", "AP", {}, "test"),
-            ("pytrec_eval", "nDCG@5", "nDCG@5", {}, "test"),
-            ("trectools", "AP", "AP", {}, "conformance"),
-            ("trectools", "nDCG@5", "nDCG@5", {}, "conformance"),
-            ("msmarco", "RR@10", "RR@10", {}, "test"),
-            ("cwl_eval", "AP", "AP", {}, "conformance"),
-            ("gdeval", "nDCG(dcg='exp-log2')@5", "nDCG(dcg='exp-log2')@5", {"labels": (0, 1, 2, 3, 4), "max_examples": 10, "max_size": 3}, "test"),
-            ("gdeval", "ERR@5", "ERR@5", {"labels": (0, 1, 2, 3, 4), "max_examples": 10, "max_size": 3}, "test"),
-            ("judged", "Judged@5", "Judged@5", {}, "test"),
-            ("ranx", "AP", "AP", {}, "pandas2"),  # ranx's Run.from_df asserts an object dtype: pandas < 3
-            ("ranx", "nDCG@5", "nDCG@5", {}, "pandas2"),
-        )
-    ),
-    # ranx 0.3 (numba sorts) and rank_eval, its predecessor
-    *(Peer("ranx", "ranx", metric, measure, _RANX.format(metric=metric), {}, _VARIES) for metric, measure in (("map", "AP"), ("mrr", "RR"), ("ndcg@5", "nDCG@5"), ("precision@5", "P@5"))),
-    *(Peer("rank_eval", "rank-eval", metric, measure, _RANK_EVAL.format(metric=metric), {}, _VARIES, "conformance") for metric, measure in (("map", "AP"), ("ndcg@5", "nDCG@5"))),
-    # trectools
-    *(
-        Peer("trectools", "trectools", f"{method}(depth={depth})", measure, _TRECTOOLS.format(method=method, depth=depth), {}, False, "conformance")
-        for method, depth, measure in (("get_map", 1000, "AP"), ("get_reciprocal_rank", 1000, "RR"), ("get_precision", 5, "P@5"), ("get_ndcg", 5, "nDCG@5"))
-    ),
-    Peer("trectools", "trectools", "get_ndcg(depth=5), run from a DataFrame", "nDCG@5", _TRECTOOLS_DF, {}, False, "conformance"),
-    # TRM: tie-aware-retrieval-metrics (expected values and extremes over tie-breakings)
-    *(
-        Peer("TRM", "tie-aware-retrieval-metrics", f"evaluate {metric}@5 .{fld}", measure, _TRM.format(metric=metric, k=5, field=fld), {"labels": "binary"}, False, "conformance", stat)
-        for metric, measure, fld, stat in (
-            ("map", "AP@5", "expected", None),
-            ("ndcg", "nDCG@5", "expected", None),
-            ("precision", "P@5", "expected", None),
-            ("precision", "P@5", "minimum", "min"),
-            ("precision", "P@5", "maximum", "max"),
-            ("f1", "F1@5", "minimum", "min"),
-            ("ndcg", "nDCG@5", "minimum", "min"),
-        )
-    ),
-    # cornac 3 (numpy >= 2)
-    *(
-        Peer("cornac", "cornac", call, measure, _CORNAC.format(cls=cls, k=k, args=args), {}, _VARIES, "conformance")
-        for cls, k, args, call, measure in (
-            ("NDCG", 5, "k=5", "NDCG(k=5)", "nDCG@5"),
-            ("MAP", None, "", "MAP()", "AP"),
-            ("MRR", None, "", "MRR()", "RR"),
-        )
-    ),
-    # rankereval (numpy < 2)
-    *(
-        Peer("rankereval", "rankerEval", f"{cls}(5)", measure, _RANKEREVAL.format(cls=cls, k=5, labels=lab), {"labels": "binary" if lab == "BinaryLabels" else None}, False, "numpy1")
-        for cls, measure, lab in (("AP", "AP@5", "BinaryLabels"), ("NDCG", "nDCG@5", "NumericLabels"), ("ReciprocalRank", "RR@5", "BinaryLabels"))
-    ),
-    # rectools (numpy < 2, pandas < 3)
-    *(
-        Peer("rectools", "RecTools", f"{cls}(k=5)", measure, _RECTOOLS.format(cls=cls, k=5), {}, _VARIES, "numpy1")
-        for cls, measure in (("MAP", "AP@5"), ("NDCG", "nDCG@5"), ("Precision", "P@5"))
-    ),
-    # Microsoft recommenders (pandas < 3)
-    *(
-        Peer("recommenders", "recommenders", f"{fn}(k=5{extra})", measure, _RECOMMENDERS.format(fn=fn, k=5, extra=extra), {}, False, "pandas2")
-        for fn, extra, measure in (("map_at_k", "", "AP@5"), ("ndcg_at_k", "", "nDCG@5"), ("precision_at_k", "", "P@5"), ("map", "", "AP"))
-    ),
-    # torch-based: torchmetrics, RecBole, recpack (never in CI)
-    *(
-        Peer("torchmetrics", "torchmetrics", f"{fn}({extra.lstrip(', ')})", measure, _TORCHMETRICS.format(fn=fn, extra=extra), {"labels": labels}, _VARIES, "torch")
-        for fn, extra, measure, labels in (
-            ("retrieval_average_precision", ", top_k=5", "AP@5", (0, 0.5, 1)),  # targets in [0, 1]
-            ("retrieval_reciprocal_rank", "", "RR", (0, 0.5, 1)),
-            ("retrieval_precision", ", top_k=5", "P@5", "binary"),
-            ("retrieval_precision", ", top_k=5, adaptive_k=True", "P@5", "binary"),
-            ("retrieval_normalized_dcg", ", top_k=5", "nDCG@5", None),
-        )
-    ),
-    *(
-        Peer("RecBole", "recbole", f"{cls}@5 (topk_result)", measure, _RECBOLE.format(cls=cls, k=5, name=cls.lower()), {}, _VARIES, "torch")
-        for cls, measure in (("MAP", "AP@5"), ("NDCG", "nDCG@5"), ("MRR", "RR@5"), ("Precision", "P@5"))
-    ),
-    *(
-        Peer("recpack", "recpack", f"{cls}(5)" + note, measure, _RECPACK.format(cls=cls, k=5), {"labels": labels}, _VARIES, "torch")
-        for cls, measure, labels, note in (
-            ("NDCGK", "nDCG@5", "binary", ""),
-            ("PrecisionK", "P@5", "binary", ""),
-            ("ReciprocalRankK", "RR@5", "binary", ""),
-            ("NDCGK", "nDCG@5", None, ", graded labels"),
-        )
-    ),
-    Peer("rbo", "rbo", "RankingSimilarity(S, L).rbo_ext(p=0.9)", "RBO(p=0.9, variant=a, bound=ext)", _RBO, {}, False, "numpy1"),
-)
-
-#: The libraries, in table order.
-LIBRARIES: tuple[str, ...] = tuple(dict.fromkeys(p.library for p in PEERS))
-
 
 # -- running a peer: here, or in a worker of another environment -------------------------------------------
 
@@ -558,6 +229,8 @@ class Row:
     seconds: float = 0.0
     #: The Python it ran in (None: this process).
     python: Optional[str] = None
+    #: When the same input gave different answers: what they were, against the exact distribution.
+    randomness: Optional[Randomness] = None
 
 
 def _version(distribution: str) -> Optional[str]:
@@ -584,13 +257,17 @@ def check_peer(peer: Peer, python: Optional[str] = None, **options: Any) -> Row:
                 settings.pop("ties", None)
                 result = spread(impl, peer.measure, peer.statistic, **settings)
             else:
+                found = None if peer.measure.startswith("RBO") else detect(impl, peer.measure)
                 result = implementation(impl, peer.measure, **settings)
     finally:
         worker = getattr(impl, "worker", None)
         if worker is not None:
             worker.close()
     status = CONFORMS if result.ok else CONFORMS_AS if result.conforms_as is not None else DIFFERS
-    return Row(peer, status, version, result, seconds=time.perf_counter() - start, python=python)
+    if peer.statistic is None and found is not None:
+        status = DIFFERS  # one call is one ordering's value: never the expected value, whatever the rest says
+    return Row(peer, status, version, result, seconds=time.perf_counter() - start, python=python,
+               randomness=None if peer.statistic is not None else found)
 
 
 def run_all(
@@ -643,15 +320,31 @@ def _check_task(task: tuple[Peer, Optional[str], int, int]) -> Row:
 TIE_ASPECTS = ("ties", "large groups")
 
 
+#: The cause of a tie finding -> its rule's public name (:mod:`tieaware.model.tie_rules`).
+RULE_NAMES: dict[str, str] = {**TIE_BREAKS, "arbitrary_order": ARBITRARY, "one_threshold": "one-threshold"}
+
+
 def tie_rule(row: Row) -> str:
-    """The tie rule the check found: a cause, "averaged" (tie-aware), or "" when not known."""
+    """The tie rule the probes found, with the largest tie group it held on: ``docno-desc (up to 65)``,
+    ``arbitrary (input up to 16)``; "averaged" (tie-aware), or "" when not known.
+
+    The rule names are :mod:`tieaware.model.tie_rules`'s, the presets' names.
+    """
     if row.result is None:
         return ""
-    rules = [f.cause for f in row.result.profile if f.aspect in TIE_ASPECTS and f.severity == BUG]
-    if row.peer.machine_dependent and rules and rules[0] != "one_threshold":
-        return "arbitrary_order"
-    if rules:
-        return rules[0]
+    if row.randomness is not None:
+        return f"{ARBITRARY} (random: differs between calls)"
+    ties = [f for f in row.result.profile if f.aspect in TIE_ASPECTS and f.severity == BUG]
+    if ties and ties[0].cause not in RULE_NAMES:
+        return ties[0].cause  # "unexplained", "raises": no rule
+    if ties:
+        f = ties[0]
+        name = RULE_NAMES[f.cause]
+        if f.cause == "arbitrary_order":
+            if f.held_rule in RULE_NAMES and f.held_up_to:
+                return f"{name} ({RULE_NAMES[f.held_rule]} up to {f.held_up_to})"
+            return name
+        return f"{name} (up to {f.held_up_to})" if f.held_up_to else name
     tied_bug = any(f.severity == BUG and f.aspect in ("definition", "other") for f in row.result.profile)
     if tied_bug:
         return ""
@@ -697,6 +390,8 @@ def _findings(row: Row) -> list[str]:
         seen.add(key)
         vary = row.peer.machine_dependent and f.cause in ("arbitrary_order",)
         out.append(f"`{f.cause}`{' (note)' if f.severity != BUG else ''}: {_vector(cex, vary)}")
+    if row.randomness is not None:
+        out.insert(0, f"`non_deterministic`: {row.randomness}")
     return out
 
 
@@ -705,15 +400,77 @@ def _verdict(row: Row) -> str:
         return NOT_INSTALLED
     if row.status == CONFORMS_AS:
         return f"conforms as `{row.result.conforms_as}`"  # type: ignore[union-attr]
+    if row.randomness is not None:
+        return f"{row.status} (non-deterministic)"
     return row.status
 
 
-def table(rows: Sequence[Row], tablefmt: str = "simple") -> str:
-    """The library × call table: verdict, the measure it computes, tie rule, precision, smallest counterexample."""
+def reproducer(row: Row) -> str:
+    """A script a maintainer can paste into an issue: the library call and each finding's smallest input,
+    with the exact tie-aware value beside what the library returned ("" when there is nothing to show).
+
+    It needs only the library: the few stdlib helpers the call uses (document names, qrels and run
+    dicts) are written out.
+    """
+    lines = _inputs(row)
+    if not lines:
+        return ""
+    peer = row.peer
+    version = f"=={row.version}" if row.version else ""
+    helpers = _helpers(peer.code)
+    head = [
+        f"# {peer.library}{' ' + row.version if row.version else ''}: {peer.call}, checked as {peer.measure} (tieaware conformance)",
+        f"# pip install '{peer.distribution}{version}'",
+        "import warnings",
+        "warnings.simplefilter('ignore')",
+    ]
+    return "\n".join(head + helpers + [peer.code.strip(), ""] + lines) + "\n"
+
+
+def _helpers(code: str) -> list[str]:
+    """The stdlib helpers of :data:`PRELUDE` that *code* calls, as source."""
+    wanted = []
+    if "trec_files(" in code or "qrels_and_run(" in code:
+        wanted = [adapters.docnos, adapters._plain, adapters.qrels_and_run] + ([adapters.trec_files] if "trec_files(" in code else [])
+        return ["import os", "from collections.abc import Sequence", "from typing import Any", f"QID = {adapters.QID!r}"] + [
+            inspect.getsource(f).rstrip() + "\n" for f in wanted
+        ]
+    if "docnos(" in code:
+        return ["from collections.abc import Sequence", "from typing import Any", inspect.getsource(adapters.docnos).rstrip() + "\n"]
+    return []
+
+
+def _inputs(row: Row) -> list[str]:
+    """One call per finding: ``print(impl(scores, labels))  # cause: tie-aware value ..., got ...``."""
+    out: list[str] = []
+    if row.randomness is not None:
+        c = row.randomness.case
+        out.append(f"print([impl({list(c.scores)!r}, {[adapters._plain(x) for x in c.labels]!r}) for _ in range(10)])"
+                   f"  # non_deterministic: different answers; tie-aware value {to_exact_string(row.randomness.expected)}")
+    if row.result is None:
+        return out
+    seen = set()
+    for f in row.result.profile:
+        cex = f.counterexample
+        if f.severity != BUG or cex is None or not hasattr(cex, "scores") or f.cause in seen:
+            continue
+        seen.add(f.cause)
+        args = f"{list(cex.scores)!r}, {[adapters._plain(x) for x in cex.labels]!r}"
+        if getattr(cex.case, "num_rel", None) is not None:
+            args += f", {cex.case.num_rel}"
+        out.append(f"print(impl({args}))  # {f.cause}: {_vector(cex, False).split(': ', 1)[1]}")
+    return out
+
+
+def table(rows: Sequence[Row], tablefmt: str = "simple", links: bool = False) -> str:
+    """The library × call table: verdict, the measure it computes, tie rule, precision, smallest counterexample.
+
+    *links* adds a column linking each row's reproducer (``#r1``, ...; :func:`markdown` writes them).
+    """
     from tabulate import tabulate
 
     body = []
-    for r in rows:
+    for n, r in enumerate(rows, start=1):
         res = r.result
         tie_cex = None
         if res is not None:
@@ -731,19 +488,25 @@ def table(rows: Sequence[Row], tablefmt: str = "simple") -> str:
                 r.note if res is None else "; ".join(_findings(r)),
                 _vector(tie_cex, r.peer.machine_dependent) if tie_cex is not None else "",
             ]
+            + ([f"[r{n}](#r{n})" if reproducer(r) else ""] if links else [])
         )
     head = ["library", "call", "checked as", "verdict", "computes (untied)", "tie rule", "precision", "other findings (smallest input)", "tie rule shown on"]
-    return tabulate(body, headers=head, tablefmt=tablefmt, disable_numparse=True)
+    return tabulate(body, headers=head + (["reproducer"] if links else []), tablefmt=tablefmt, disable_numparse=True)
 
 
-def markdown(rows: Sequence[Row], *, max_size: int, max_examples: int, command: str = "tieaware conformance --markdown docs/conformance.md") -> str:
-    """A Markdown page: what was checked, how, and the table."""
+def markdown(
+    rows: Sequence[Row], *, max_size: int, max_examples: int, command: str = "tieaware conformance --markdown docs/conformance.md", date: Optional[str] = None
+) -> str:
+    """A Markdown page: what was checked, how, when (*date*, default today, UTC), the table, and each row's reproducer."""
+    import datetime
+
+    date = date or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     counts = {s: sum(1 for r in rows if r.status == s) for s in (CONFORMS, CONFORMS_AS, DIFFERS, NOT_INSTALLED, NOT_CHECKED)}
     libraries = sorted({r.peer.library for r in rows if r.status != NOT_INSTALLED})
     lines = [
         "# Conformance of IR libraries to tie-aware measures",
         "",
-        f"Generated by `{command}`; do not edit by hand.",
+        f"Generated by `{command}` on {date}; do not edit by hand.",
         "",
         "Each library call is checked with `tieaware.check.implementation` (a statistic over tie-breakings with",
         "`tieaware.check.spread`; see docs/check.md) at the checker's defaults except for",
@@ -756,14 +519,21 @@ def markdown(rows: Sequence[Row], *, max_size: int, max_examples: int, command: 
         "  *differs*, or *not installed* (never *conforms*).",
         "- **computes (untied)**: the tieaware measure its values match on untied inputs: its definition, ties aside",
         "  (docs/conventions.md, Conventions of other libraries).  *no known convention* is a definitional bug.",
-        "- **tie rule**: `averaged` (tie-aware), a fixed rule confirmed on groups of up to 65 documents and inside",
-        "  rankings of 40 and 200 (`input_order`; `docno`: reverse input order, trec_eval's docno-descending rule,",
-        "  since the documents are named d000, d001, ... in input order; `one_threshold`: a tie group is one point",
-        "  of the precision-recall curve), or `arbitrary_order`: ties broken by an unstable sort (numpy's, numba's,",
-        "  torch's), whose order changes with the group size, the ranking length and the CPU.  For those the table",
-        "  shows only the input, never which tie-broken value came back.",
+        "- **tie rule**: `averaged` (tie-aware), or the rule the probes found, by the names of `--tie-break`",
+        "  (tieaware.model.tie_rules): `input` (a stable sort on score), `reverse-input`, `docno-asc`, `docno-desc`",
+        "  (trec_eval), `pessimistic`, `optimistic`, `one-threshold` (a tie group is one point of the",
+        "  precision-recall curve), with the largest tie group it held on: `(up to 65)` held on every probe, tie",
+        "  groups of 5 to 65 documents and ties inside rankings of 40 and 200.  The documents are named so that",
+        "  docno order is neither input order nor its reverse, and changes from one input to the next, so the four",
+        "  order rules are told apart.  `arbitrary`: no fixed rule held on every probe (an unstable sort: numpy's,",
+        "  numba's, torch's, whose order changes with the group size, the ranking length and the CPU); `arbitrary",
+        "  (input up to 16)` says which rule held, up to which group size.  A rule of a library whose sort is",
+        "  unstable is what this machine gave; for those the vectors show only the input, never which tie-broken",
+        "  value came back.  `arbitrary (random: differs between calls)`: the same input gave different answers",
+        "  (ties shuffled at random), reported with the distribution of the answers against the exact one.",
         "- **precision**: of the results, measured (float32, rounded to d decimals); answers are judged at it.",
         "- **other findings**: every other class found, with its smallest input and the exact expected value.",
+        "- **reproducer**: a script that calls the library on each finding's input (section Reproducers).",
         "",
         "Libraries that need another numpy, pandas or torch than tieaware's environment ran in their own",
         "environment (`tieaware conformance --python LIBRARY=PYTHON`); see the last column of the list below.",
@@ -772,7 +542,7 @@ def markdown(rows: Sequence[Row], *, max_size: int, max_examples: int, command: 
         f"convention, {counts[DIFFERS]} differ, {counts[NOT_INSTALLED]} not installed"
         + (f", {counts[NOT_CHECKED]} not checked." if counts[NOT_CHECKED] else "."),
         "",
-        table(rows, "github"),
+        table(rows, "github", links=True),
         "",
         "## Where each library ran",
         "",
@@ -784,11 +554,22 @@ def markdown(rows: Sequence[Row], *, max_size: int, max_examples: int, command: 
         seen.add(r.peer.library)
         where = {"test": "tieaware's test environment (CI)", "conformance": "the `conformance` extra (numpy 2; CI)",
                  "numpy1": "an environment with numpy < 2 (out of CI)", "pandas2": "an environment with pandas < 3 (out of CI)",
-                 "torch": "an environment with torch (CPU; out of CI)"}[r.peer.env]
+                 "torch": "an environment with torch (CPU; out of CI)", "own": "an environment of its own (out of CI)"}[r.peer.env]
         lines.append(f"- {r.peer.library}" + (f" {r.version}" if r.version else "") + f": {where}" + (f"; {r.note}" if r.note else ""))
     lines.append("")
     lines += _summaries(rows)
+    lines += _reproducers(rows)
     return "\n".join(lines)
+
+
+def _reproducers(rows: Sequence[Row]) -> list[str]:
+    """The section every row with a finding links to: its reproducer, anchored ``r<N>``."""
+    lines = ["## Reproducers", "", "Each script needs only the library (the version it ran with); paste it into an issue.", ""]
+    for n, r in enumerate(rows, start=1):
+        script = reproducer(r)
+        if script:
+            lines += [f'<a id="r{n}"></a>', "", f"### r{n}: {r.peer.library} {r.peer.call}", "", "```python", script.rstrip(), "```", ""]
+    return lines
 
 
 def _family(measure: str) -> str:

@@ -9,13 +9,17 @@ domain (:mod:`tieaware.check.domain`).  Causes are stable identifiers
 
 ``ignores_num_rel``
     (3-argument form) the value is the one normalised by the relevant documents retrieved.
-``input_order`` / ``docno`` / ``optimistic`` / ``pessimistic``
+``input_order`` / ``reverse_input`` / ``docno_asc`` / ``docno`` / ``optimistic`` / ``pessimistic``
     the implementation breaks ties (stable sort on score; reverse input
-    order, which is trec_eval's docno-descending rule with docnos given in
-    input order; relevant first; non-relevant first) and computes the
-    ordinary measure.  A rule is named only after it also holds on tie
-    groups of 5 to 65 documents and on ties inside rankings of 40 and 200
-    documents (:func:`confirm_rule`); otherwise the answer is ``arbitrary_order``.
+    order; docno ascending, ir_measures' msmarco provider; docno descending,
+    trec_eval's rule; relevant first; non-relevant first: the rules of
+    :mod:`tieaware.model.tie_rules`) and computes the ordinary measure.
+    Documents are named so that docno order is not input order and changes
+    between probes (:func:`tieaware.check.adapters.docnos`), so the four
+    order rules are told apart.  A rule is named only after it also holds on
+    tie groups of 5 to 65 documents and on ties inside rankings of 40 and
+    200 documents (:func:`confirm_rule`); otherwise the answer is
+    ``arbitrary_order``, saying which rule held up to which group size.
 ``one_threshold`` (AP only)
     each tie group is one threshold of a precision-recall curve, as in
     scikit-learn's ``average_precision_score``.
@@ -53,13 +57,13 @@ from tieaware.check.result import CAUSES
 from tieaware.check.verdict import Counterexample, Judge
 from tieaware.model.ranking import label
 
-__all__ = ["Diagnosis", "diagnose", "probes", "confirm_rule", "ARBITRARY", "TIE_BROKEN_CAUSES", "RULES", "explains", "has_ties", "in_domain", "tied_probes"]
+__all__ = ["Diagnosis", "diagnose", "probes", "confirm_rule", "confirm_extent", "ARBITRARY", "TIE_BROKEN_CAUSES", "RULES", "explains", "has_ties", "in_domain", "tied_probes"]
 
 PROBES = 12
 #: The causes that say "ties are broken, not averaged": the named rules and "arbitrary order".
-TIE_BROKEN_CAUSES = ("input_order", "docno", "optimistic", "pessimistic", "arbitrary_order")
+TIE_BROKEN_CAUSES = ("input_order", "reverse_input", "docno_asc", "docno", "optimistic", "pessimistic", "arbitrary_order")
 #: Causes that name a fixed tie rule, confirmed on large groups before they are named.
-RULES = ("input_order", "docno", "optimistic", "pessimistic", "one_threshold")
+RULES = ("input_order", "reverse_input", "docno_asc", "docno", "optimistic", "pessimistic", "one_threshold")
 STRADDLE_CASES = 300
 #: Tied rankings of up to this many documents also have to fit a tie-break diagnosis.
 TIED_PROBE_SIZE = 3
@@ -73,6 +77,10 @@ class Diagnosis:
     explanation: str
     #: True when the behaviour can differ between machines (an unstable sort's tie order).
     machine_dependent: bool = False
+    #: For a tie rule, or arbitrary order: the rule (a cause of RULES) that held longest on the probes ...
+    held_rule: Optional[str] = None
+    #: ... and the largest tie group it held on (65 for a rule named: every probe).
+    held_up_to: Optional[int] = None
 
     @property
     def title(self) -> str:
@@ -85,10 +93,9 @@ class Diagnosis:
 
 _TIE_BREAK_TEXT = {
     "input_order": "ties are broken by input order (a stable sort on score), not averaged",
-    "docno": (
-        "ties are broken in reverse input order, not averaged: trec_eval's rule (docno descending) "
-        "when docnos follow the input order, as the adapters name them"
-    ),
+    "reverse_input": "ties are broken in reverse input order, not averaged",
+    "docno_asc": "ties are broken by docno ascending (a sort on (-score, docno)), not averaged",
+    "docno": "ties are broken by docno descending (trec_eval's rule), not averaged",
     "optimistic": "ties are broken optimistically (relevant documents first), not averaged",
     "pessimistic": "ties are broken pessimistically (non-relevant documents first), not averaged",
 }
@@ -229,22 +236,27 @@ def _tie_rule(judge: Judge, cases: list[Case], labels: tuple[Any, ...], confirm:
     ]
     if oracle.measure.name == "AP" and oracle.measure.k is None:
         named.append(("one_threshold", _ONE_THRESHOLD, oracle.one_threshold))
+    held: list[tuple[int, str, str]] = []  # (largest group held, rule, where it failed) for rules that held on small groups only
     for name, text, predict in named:
         # The counterexample's own probes first (cheap), then other tied rankings.
         if explains(judge, cases, predict) and explains(judge, others, predict):
             if not confirm:
                 return Diagnosis(name, text)
-            failed_at = confirm_rule(judge, predict, labels)
+            failed_at, up_to = confirm_extent(judge, predict, labels)
             if failed_at is None:
-                return Diagnosis(name, text)
-            title = CAUSES[name]
-            return Diagnosis(
-                "arbitrary_order",
-                f"{_TIE_BREAK_TEXT[name].split(',')[0]} on small groups, but not at {failed_at}: ties are broken by an "
-                f"unstable sort, whose order can differ between machines, group sizes and ranking lengths "
-                f"(so no rule is named; {title} holds only for small inputs)",
-                machine_dependent=True,
-            )
+                return Diagnosis(name, text, held_rule=name, held_up_to=up_to)
+            held.append((up_to, name, failed_at))
+    if held:
+        up_to, name, failed_at = max(held, key=lambda h: h[0])
+        return Diagnosis(
+            "arbitrary_order",
+            f"{_TIE_BREAK_TEXT.get(name, name).split(',')[0]} on tie groups of up to {up_to} documents, but not at "
+            f"{failed_at}: ties are broken by an unstable sort, whose order can differ between machines, group sizes "
+            f"and ranking lengths (so no rule is named; {CAUSES[name]} holds only for small inputs)",
+            machine_dependent=True,
+            held_rule=name,
+            held_up_to=up_to,
+        )
     if _tie_broken_everywhere(judge, cases + others):
         return Diagnosis("arbitrary_order", ARBITRARY, machine_dependent=True)
     return None
@@ -254,15 +266,26 @@ def confirm_rule(judge: Judge, predict: Callable[[Case], Any], labels: tuple[Any
     """None when *predict* (a tie rule) also explains every large-group probe inside the domain;
     else where it first fails ("a tie group of 17 documents", "a tie inside 200 documents").
     """
+    return confirm_extent(judge, predict, labels)[0]
+
+
+def confirm_extent(judge: Judge, predict: Callable[[Case], Any], labels: tuple[Any, ...]) -> tuple[Optional[str], int]:
+    """(where *predict* first fails on the large-group probes or None, the largest tie group it held on).
+
+    The probes go by growing group size (:func:`tieaware.check.cases.tie_rule_probes`), so a
+    rule that fails at 17 documents held up to 16: what an unstable sort's small-group path does.
+    """
+    up_to = TIED_PROBE_SIZE
     for case in in_domain(judge, tie_rule_probes(judge.oracle.measure.k, labels)):
+        groups = sorted({case.scores.count(s) for s in case.scores if case.scores.count(s) > 1})
         got, exception = judge.run(case)
         if exception is not None or not judge.close(got, predict(case)):
-            groups = sorted({case.scores.count(s) for s in case.scores if case.scores.count(s) > 1})
             n = len(case.scores)
             if groups and max(groups) <= 3 and n >= 40:
-                return f"a tie of {max(groups)} inside a ranking of {n} documents"
-            return f"a tie group of {max(groups or [n])} documents"
-    return None
+                return f"a tie of {max(groups)} inside a ranking of {n} documents", up_to
+            return f"a tie group of {max(groups or [n])} documents", up_to
+        up_to = max([up_to, *groups])
+    return None, up_to
 
 
 def _cutoff_probes(labels: tuple[Any, ...], k: int) -> list[Case]:
@@ -391,16 +414,21 @@ def _by_tolerance(judge: Judge, cases: list[Case], labels: tuple[Any, ...]) -> O
     return None
 
 
-def _tie_broken_everywhere(judge: Judge, cases: list[Case]) -> bool:
-    """True when every answer is the ordinary value of some ordering of the tied documents, and some tie mattered."""
+def _tie_broken_everywhere(judge: Judge, cases: list[Case], shown: Optional[list[Case]] = None) -> bool:
+    """True when every answer is the ordinary value of some ordering of the tied documents, and some tie mattered.
+
+    With *shown*, the implementation is run on ``shown[i]`` and its answer judged against the
+    orderings of ``cases[i]`` (the same documents with float32 scores).
+    """
     mattered = False
-    for case in in_domain(judge, cases):
-        if not has_ties(case.scores):
+    pairs = list(zip(cases, shown if shown is not None else cases))
+    for case, run_on in pairs:
+        if not has_ties(case.scores) or not judge.admits(run_on):
             continue
         values = judge.oracle.tie_broken_values(case)
         if values is None:  # too many orderings to list: no evidence either way
             continue
-        got, exception = judge.run(case)
+        got, exception = judge.run(run_on)
         if exception is not None or not any(judge.close(got, v) for v in values):
             return False
         mattered = mattered or len(values) > 1
@@ -415,7 +443,22 @@ def _float32(judge: Judge, cases: list[Case]) -> Optional[Diagnosis]:
         if explains(judge, cases, lambda c, name=name: oracle.in_float32(c, name)):
             text = _TIE_BREAK_TEXT[name.replace(" ", "_")].replace(", not averaged", "")
             return Diagnosis("float32_scores", f"scores are rounded to float32, so near-equal scores tie; then {text}")
+    # torch's sorts: float32 scores, then ties in an order no fixed rule gives (each answer one ordering's value)
+    rounded = [_rounded(c) for c in cases]
+    plain_values = getattr(oracle, "statistic", None) is None  # a spread's oracle gives statistics, not values
+    if plain_values and any(has_ties(c.scores) for c in rounded) and _tie_broken_everywhere(judge, rounded, cases):
+        return Diagnosis(
+            "float32_scores",
+            "scores are rounded to float32, so near-equal scores tie; then ties are broken in an arbitrary order "
+            "(each answer is the value of one ordering of the float32 ties; which one can differ between machines)",
+            machine_dependent=True,
+        )
     return None
+
+
+def _rounded(case: Case) -> Case:
+    """*case* with its scores rounded to float32 (past its range, ±3.5e38: equal infinities tie)."""
+    return Case(tuple(max(-3.5e38, min(3.5e38, float32(s))) for s in case.scores), case.labels, case.num_rel)
 
 
 def _right_unless_straddling(judge: Judge, size: int, labels: tuple[Any, ...]) -> bool:

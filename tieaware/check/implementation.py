@@ -233,7 +233,8 @@ def _finding(cex: Counterexample, diagnosis: Optional[Diagnosis]) -> Finding:
         return Finding(_aspect(cex, None), "raises", failure_text(cex.exception), BUG, cex)
     if diagnosis is None:
         return Finding(_aspect(cex, None), "unexplained", "no usual cause fits", BUG, cex)
-    return Finding(_aspect(cex, diagnosis), diagnosis.cause, diagnosis.explanation, BUG, cex, None, diagnosis.machine_dependent)
+    return Finding(_aspect(cex, diagnosis), diagnosis.cause, diagnosis.explanation, BUG, cex, None, diagnosis.machine_dependent,
+                   diagnosis.held_rule, diagnosis.held_up_to)
 
 
 def _half_grade(judge: Judge, half_cases: list[_cases.Case], tie_bug: bool) -> Optional[Finding]:

@@ -20,44 +20,47 @@ Both are cached, since checks ask about the same rankings again and again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from fractions import Fraction
 from math import factorial, prod
 from typing import Any, Optional, Union
 
+from tieaware.check.adapters import docnos
 from tieaware.check.cases import Case, float32
 from tieaware.runs.evaluate import compute
 from tieaware.model.exact import Exact
 from tieaware.model.names import Measure, parse
 from tieaware.model.ranking import from_scores, label
+from tieaware.model.tie_rules import DOCNO_ASC, DOCNO_DESC, INPUT, OPTIMISTIC, PESSIMISTIC, REVERSE_INPUT, rank_order
 
 __all__ = ["Oracle", "TIE_BREAKS", "tie_broken_order", "straddles", "REFERENCE_ORDERINGS"]
 
 #: Rankings with more orderings than this get their expected value from the closed forms.
 REFERENCE_ORDERINGS = 5040
 
-#: name -> sort key of position i in a case: score descending first, then the tie-break.
-TIE_BREAKS: dict[str, Callable[[Case, int], tuple]] = {
-    # Stable sort on score: ties keep the order the documents came in.
-    "input_order": lambda c, i: (-c.scores[i], i),
-    # trec_eval sorts ties by docno descending; docnos given in input order
-    # (d000, d001, ...) make that the reverse input order.
-    "docno": lambda c, i: (-c.scores[i], -i),
-    # Relevant (higher label) first: the best case.
-    "optimistic": lambda c, i: (-c.scores[i], -label(c.labels[i]), i),
-    # Non-relevant first: the worst case.
-    "pessimistic": lambda c, i: (-c.scores[i], label(c.labels[i]), i),
+#: cause identifier -> the tie rule (:mod:`tieaware.model.tie_rules`) it names.  Documents are
+#: named by :func:`tieaware.check.adapters.docnos`, not in input order, so the four order rules differ.
+TIE_BREAKS: dict[str, str] = {
+    "input_order": INPUT,  # a stable sort on score: ties keep the order the documents came in
+    "reverse_input": REVERSE_INPUT,
+    "docno_asc": DOCNO_ASC,  # ir_measures' msmarco provider: (-score, docno)
+    "docno": DOCNO_DESC,  # trec_eval: docno descending
+    "optimistic": OPTIMISTIC,  # relevant (higher label) first: the best case
+    "pessimistic": PESSIMISTIC,  # non-relevant first: the worst case
 }
 
 
 def tie_broken_order(case: Case, tie_break: str) -> list[int]:
-    """Positions of *case* in rank order, ties broken by *tie_break*.
+    """Positions of *case* in rank order, ties broken by *tie_break* (a cause of :data:`TIE_BREAKS` or a rule name).
 
-    >>> tie_broken_order(Case((1.0, 2.0, 1.0), (0, 0, 1)), "docno")
-    [1, 2, 0]
+    >>> case = Case((1.0, 2.0, 1.0), (0, 0, 1))
+    >>> docnos(case.labels)
+    ['d001', 'd002', 'd000']
+    >>> tie_broken_order(case, "input_order"), tie_broken_order(case, "docno_asc"), tie_broken_order(case, "docno")
+    ([1, 0, 2], [1, 2, 0], [1, 0, 2])
     """
-    key = TIE_BREAKS[tie_break]
-    return sorted(range(len(case.scores)), key=lambda i: key(case, i))
+    rule = TIE_BREAKS.get(tie_break, tie_break)
+    names = docnos(case.labels) if rule in (DOCNO_ASC, DOCNO_DESC) else None
+    return rank_order(case.scores, rule, docnos=names, labels=[label(x) for x in case.labels])
 
 
 def straddles(case: Case, k: Optional[int]) -> bool:

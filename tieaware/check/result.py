@@ -35,7 +35,9 @@ ASPECTS = ("precision", "definition", "ties", "large groups", "scores", "near-ti
 #: Every cause identifier, with its short human name (docs/check.md, Diagnoses).
 CAUSES: dict[str, str] = {
     "input_order": "input order",
-    "docno": "docno",
+    "reverse_input": "reverse input order",
+    "docno_asc": "docno ascending",
+    "docno": "docno descending",
     "optimistic": "optimistic",
     "pessimistic": "pessimistic",
     "one_threshold": "one threshold",
@@ -104,6 +106,10 @@ class Finding:
     measure: Optional[str] = None
     #: True when the behaviour can differ between machines (an unstable sort's tie order).
     machine_dependent: bool = False
+    #: For a tie rule or arbitrary order: the rule that held longest on the probes (a cause) ...
+    held_rule: Optional[str] = None
+    #: ... and the largest tie group it held on.
+    held_up_to: Optional[int] = None
 
     def line(self) -> str:
         text = f"{self.aspect:<13}{self.severity:<11}{self.cause}: {self.explanation}"
@@ -117,6 +123,8 @@ class Finding:
             "explanation": self.explanation,
             "measure": self.measure,
             "machine_dependent": self.machine_dependent,
+            "held_rule": self.held_rule,
+            "held_up_to": self.held_up_to,
             "counterexample": None if self.counterexample is None else _counterexample_dict(self.counterexample),
         }
 

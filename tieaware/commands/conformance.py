@@ -7,8 +7,10 @@ recommenders, torchmetrics, RecBole, recpack, rbo) and prints a table: the
 verdict, the measure each call computes (its convention), its tie rule, the
 precision of its results and every other finding with its smallest input.
 A library installed in another environment runs there: ``--python
-LIBRARY=PYTHON`` (repeatable).  ``--markdown FILE`` also writes the table as
-a Markdown page (docs/conformance.md is made this way).
+LIBRARY=PYTHON`` (repeatable).  ``--format markdown`` prints the report as a
+Markdown page instead of the table: the table, each library's summary, and a
+reproducer for every row with a finding, which its row links; ``--markdown
+FILE`` also writes that page to FILE (docs/conformance.md is made this way).
 
 Exit status is 0 whatever the verdicts: a tie-oblivious library differing is
 a finding, not an error.
@@ -33,6 +35,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Check IR and recommender libraries against the exact tie-aware values: verdict, convention, tie rule, precision, findings.",
         epilog=(
             "examples:\n  tieaware conformance\n  tieaware conformance --library pytrec_eval --markdown conformance.md\n"
+            "  tieaware conformance --library catboost --python catboost=/envs/catboost/bin/python --format markdown\n"
             "  tieaware conformance --library torchmetrics --python torchmetrics=/envs/torch/bin/python\n\nSee docs/conformance.md."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -40,7 +43,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--library", action="append", choices=LIBRARIES, help="only this library (repeatable)")
     parser.add_argument("--max-size", type=int, default=4, metavar="N", help="every tie structure up to N documents (default: 4)")
     parser.add_argument("--max-examples", type=int, default=50, metavar="N", help="hypothesis inputs per call (default: 50)")
-    parser.add_argument("--markdown", metavar="FILE", help="also write the table as a Markdown page to FILE")
+    parser.add_argument("--format", choices=("table", "markdown"), default="table",
+                        help="table (default) or markdown: the report page, every row linking its reproducer")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the report as a Markdown page to FILE")
     parser.add_argument(
         "--python",
         action="append",
@@ -85,8 +90,11 @@ def run(args: argparse.Namespace) -> int:
         raise bad("--jobs", args.jobs, "must be at least 1")
     rows = run_all(libraries=args.library, pythons=pythons, max_size=args.max_size, max_examples=args.max_examples, progress=True, jobs=args.jobs)
     text = table(rows)
-    if args.markdown:
+    if args.markdown or args.format == "markdown":
         page = markdown(rows, max_size=args.max_size, max_examples=args.max_examples, command=_command(args))
+        if args.format == "markdown":
+            text = page
+    if args.markdown:
         tmp = f"{args.markdown}.tmp-{os.getpid()}"
         try:
             with open(tmp, "w", encoding="utf-8") as f:
@@ -107,5 +115,8 @@ def _command(args: argparse.Namespace) -> str:
     parts += [f"--python {item.partition('=')[0]}=PYTHON" for item in args.python or []]
     if args.max_examples != 50:
         parts.append(f"--max-examples {args.max_examples}")
-    parts.append(f"--markdown {os.path.basename(args.markdown)}")
+    if args.markdown:
+        parts.append(f"--markdown {os.path.basename(args.markdown)}")
+    else:
+        parts.append("--format markdown")
     return " ".join(parts)
