@@ -128,6 +128,12 @@ def test_the_markdown_page_counts_and_tabulates_and_sums_up_each_library():
     assert "### mine" in summary and "`input (up to 65)`" in summary and "`averaged`" in summary
 
 
+def test_the_rule_names_are_the_presets_names():
+    from tieaware.model import tie_presets, tie_rules
+
+    assert tie_presets.RULES == tie_rules.RULES and all(rule in tie_presets.PRESETS for rule in tie_rules.RULES)
+
+
 def test_unknown_library_is_refused():
     with pytest.raises(TieawareError, match=r"library is not one of .*got 'trec_eval'"):
         run_all(libraries=["trec_eval"])
@@ -380,6 +386,7 @@ def test_every_row_with_a_finding_links_a_reproducer_that_runs(tmp_path):
     rows = [line for line in page.splitlines() if line.startswith("| mine")]
     assert rows[1].rstrip(" |").endswith("[r2](#r2)") and "(#r1)" not in page  # nothing to reproduce for a conforming call
     assert '<a id="r2"></a>' in page and "### r2: mine stable ap" in page
+    assert "## Reproducing a library's number (`--tie-break`)" in page  # the presets, with the versions they were confirmed on
     script = reproducer(stable)
     assert "print(impl([1.0, 1.0], [0, 1]))  # input_order: expected 3/4, got 0.5" in script
     path = tmp_path / "repro.py"

@@ -53,6 +53,7 @@ from tieaware.check.randomness import Randomness, detect
 from tieaware.check.result import BUG, CONVENTION, ImplementationResult
 from tieaware.model.errors import bad
 from tieaware.model.exact import to_decimal, to_exact_string
+from tieaware.model import tie_presets
 from tieaware.model.tie_rules import ARBITRARY
 
 __all__ = ["Peer", "Row", "PEERS", "LIBRARIES", "PRELUDE", "build", "check_peer", "run_all", "table", "markdown", "NOT_INSTALLED", "NOT_CHECKED", "Worker", "ENVIRONMENTS", "CONFORMS", "CONFORMS_AS", "DIFFERS", "tie_rule", "RULE_NAMES", "reproducer"]
@@ -558,6 +559,7 @@ def markdown(
         lines.append(f"- {r.peer.library}" + (f" {r.version}" if r.version else "") + f": {where}" + (f"; {r.note}" if r.note else ""))
     lines.append("")
     lines += _summaries(rows)
+    lines += [tie_presets.markdown(), ""]
     lines += _reproducers(rows)
     return "\n".join(lines)
 

@@ -3,9 +3,13 @@
 Runs :func:`tieaware.check.implementation` on each library call of
 :mod:`tieaware.check.conformance` (scikit-learn, pytrec_eval, ir_measures and
 its providers, ranx, rank_eval, trectools, TRM, cornac, rankereval, rectools,
-recommenders, torchmetrics, RecBole, recpack, rbo) and prints a table: the
-verdict, the measure each call computes (its convention), its tie rule, the
-precision of its results and every other finding with its smallest input.
+recommenders, torchmetrics, torcheval, pytorch-ignite, sentence-transformers,
+MTEB, RecBole, recpack, implicit, catboost, keras-rs, rs-metrics, rexmex, rbo:
+:mod:`tieaware.check.peers`) and prints a table: the verdict, the measure each
+call computes (its convention), the tie rule the probes found with the largest
+tie group it held on, the precision of its results and every other finding
+with its smallest input; a call that answers one input in several ways is
+reported as non-deterministic, with its answers against the exact distribution.
 A library installed in another environment runs there: ``--python
 LIBRARY=PYTHON`` (repeatable).  ``--format markdown`` prints the report as a
 Markdown page instead of the table: the table, each library's summary, and a
