@@ -26,14 +26,15 @@ import itertools
 import json
 import math
 from fractions import Fraction
-from typing import Any, NamedTuple, Optional
+from typing import Any, Optional
 
 from tabulate import tabulate
 
 from tieaware.io.systems import read_systems
 from tieaware.model.corr_input import ranking_from_scores
-from tieaware.model.errors import TieawareError, bad
+from tieaware.model.errors import bad
 from tieaware.model.exact import to_decimal, to_exact_string
+from tieaware.runs.corr_rows import CorrRow, correlation_row, query_rows
 
 __all__ = ["add_parser", "run"]
 
@@ -94,55 +95,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-# --- computing ----------------------------------------------------------------------
-
-
-class _Row(NamedTuple):
-    names: tuple[str, ...]  # qid, or (x column, y column)
-    items: int
-    value: Any  # None when undefined
-    reason: Optional[str]
-    spread: Optional[tuple[Any, Any, Any, Any]]  # E, min, max, variance
-
-
-def _layer() -> Any:
-    from tieaware.fast import correlation
-
-    return correlation
-
-
-def _compute(names: tuple[str, ...], x: list[Any], y: list[Any], args: argparse.Namespace) -> _Row:
-    layer = _layer()
-    exact = not args.float
-    items = sum(len(g) if isinstance(g, tuple) else 1 for g in x)
-    if items < 2:
-        return _Row(names, items, None, "fewer than 2 items", None)
-    coefficient = "kendall_tau" if args.measure == "tau" else "tau_ap"
-    try:
-        value: Any = getattr(layer, coefficient)(x, y, args.variant, exact=exact)
-        reason = None
-    except TieawareError as exc:  # variant b over a ranking that is one tie group; tau_AP,a with a tied x
-        value, reason = None, _reason(str(exc))
-    spread = None
-    if args.spread:
-        low, high, _, _ = getattr(layer, f"{coefficient}_range")(x, y, exact=exact)
-        spread = (
-            getattr(layer, f"{coefficient}_expected")(x, y, exact=exact),
-            low,
-            high,
-            getattr(layer, f"{coefficient}_variance")(x, y, exact=exact),
-        )
-    return _Row(names, items, value, reason, spread)
-
-
-def _reason(message: str) -> str:
-    if "one tie group" in message:
-        return "a ranking is one tie group (variant b is 0/0)"
-    if "untied" in message:
-        return "x has ties (tau_AP,a takes x untied)"
-    return message
-
-
 def _sqrt(variance: Any) -> Any:
     if isinstance(variance, float):
         return math.sqrt(variance)
@@ -155,15 +107,11 @@ def _sqrt(variance: Any) -> Any:
     return sympy.sqrt(sympy.Rational(p, q))
 
 
-def _query_rows(args: argparse.Namespace) -> tuple[list[_Row], list[str]]:
-    # both runs read as columns, side by side or partitioned by query when large, in --jobs processes (as tieaware rbo reads them)
-    from tieaware.runs.paired_runs import paired_files, reuse_freed_memory
-    from tieaware.runs.stream import check_jobs
-
-    reuse_freed_memory(args.run_a, args.run_b)
-    check_jobs(getattr(args, "jobs", None), "--jobs")
-    settings = argparse.Namespace(float=args.float, measure=args.measure, variant=args.variant, spread=args.spread, docs=args.docs)
-    got, only_a, only_b = paired_files(args.run_a, args.run_b, _pair_rows, None, (settings,), getattr(args, "jobs", None))
+def _query_rows(args: argparse.Namespace) -> tuple[list[CorrRow], list[str]]:
+    got, only_a, only_b = query_rows(
+        args.run_a, args.run_b, exact=not args.float, measure=args.measure, variant=args.variant, spread=args.spread, docs=args.docs,
+        jobs=getattr(args, "jobs", None),
+    )
     if not got:
         raise bad("RUN_A and RUN_B", [args.run_a, args.run_b], "must share at least one query")
     rows = sorted(got, key=lambda row: row.names[0])
@@ -174,32 +122,7 @@ def _query_rows(args: argparse.Namespace) -> tuple[list[_Row], list[str]]:
     return rows, notes
 
 
-def _pair_rows(ranked_a: dict, ranked_b: dict, settings: tuple) -> list[_Row]:
-    """One partition's rows: each shared query's correlation (a worker's part of :func:`_query_rows`)."""
-    (args,) = settings
-    rows = []
-    for qid in ranked_a.keys() & ranked_b.keys():
-        a, b = [list(g) for g in ranked_a[qid]], [list(g) for g in ranked_b[qid]]
-        x, y = _documents(a, b, args.docs), _documents(b, a, args.docs)
-        rows.append(_compute((qid,), x, y, args))
-    return rows
-
-
-def _documents(groups: list[list[str]], other: list[list[str]], docs: str) -> list[Any]:
-    """One run's ranking over the documents chosen by --docs, groups as tuples."""
-    mine = {d for g in groups for d in g}
-    theirs = {d for g in other for d in g}
-    if docs == "common":
-        kept = [tuple(d for d in g if d in theirs) for g in groups]
-    else:
-        kept = [tuple(g) for g in groups]
-        missing = sorted(theirs - mine)
-        if missing:
-            kept.append(tuple(missing))
-    return [g[0] if len(g) == 1 else g for g in kept if g]
-
-
-def _system_rows(args: argparse.Namespace) -> tuple[list[_Row], list[str]]:
+def _system_rows(args: argparse.Namespace) -> tuple[list[CorrRow], list[str]]:
     table = read_systems(args.systems)
     for name in args.ascending + ([args.reference] if args.reference else []):
         if name not in table.values:
@@ -211,7 +134,10 @@ def _system_rows(args: argparse.Namespace) -> tuple[list[_Row], list[str]]:
         pairs = list(itertools.combinations(table.columns, 2))  # τ is symmetric
     else:
         pairs = list(itertools.permutations(table.columns, 2))  # τ_AP is not: x is the reference
-    rows = [_compute((a, b), rankings[a], rankings[b], args) for a, b in pairs]
+    rows = [
+        correlation_row((a, b), rankings[a], rankings[b], exact=not args.float, measure=args.measure, variant=args.variant, spread=args.spread)
+        for a, b in pairs
+    ]
     tied = sum(1 for c in table.columns if len(rankings[c]) < len(table.systems))
     notes = [f"{len(table.systems)} systems, {len(table.columns)} measures ({tied} with tied systems); x is the first column of each pair"]
     return rows, notes
@@ -257,7 +183,7 @@ def _shown_spread(spread: tuple[Any, Any, Any, Any]) -> tuple[Any, Any, Any, Any
     return expected, low, high, _sqrt(variance)
 
 
-def _mean_spread(rows: list[_Row], independent: bool) -> tuple[Any, Any, Any, Any]:
+def _mean_spread(rows: list[CorrRow], independent: bool) -> tuple[Any, Any, Any, Any]:
     """E, min, max and sd of the mean over the rows.
 
     E is always the mean of the E's.  Queries' tie-breakings are
@@ -281,7 +207,7 @@ def _title(args: argparse.Namespace) -> str:
     return f"{name} between {between}: {'float' if args.float else 'exact'}"
 
 
-def _table(args: argparse.Namespace, headers: list[str], rows: list[_Row], notes: list[str]) -> str:
+def _table(args: argparse.Namespace, headers: list[str], rows: list[CorrRow], notes: list[str]) -> str:
     digits = args.digits
     show = lambda v: "n/a" if v is None else to_decimal(v, digits)  # noqa: E731
     name = "tau" if args.measure == "tau" else "tau_AP"
@@ -307,7 +233,7 @@ def _table(args: argparse.Namespace, headers: list[str], rows: list[_Row], notes
     return "\n".join(lines)
 
 
-def _json(args: argparse.Namespace, headers: list[str], rows: list[_Row], notes: list[str]) -> str:
+def _json(args: argparse.Namespace, headers: list[str], rows: list[CorrRow], notes: list[str]) -> str:
     def value(v: Any) -> Optional[dict[str, Any]]:
         if v is None:
             return None
