@@ -41,6 +41,7 @@ _LAZY = {
     ),  # fmt: skip
     **dict.fromkeys(("interpolated_precision", "eleven_point_average"), "interpolated"),
     "at_depth": "truncation",
+    "prefs_measures": "prefs",
     **dict.fromkeys(
         ("kendall_tau", "kendall_tau_expected", "kendall_tau_range", "kendall_tau_variance", "tau_ap", "tau_ap_expected", "tau_ap_range", "tau_ap_variance"),
         "correlation",
@@ -70,6 +71,7 @@ __all__ = [
     "dcg",
     "ndcg",
     "rbo",
+    "prefs_measures",
     "rbo_bounds",
     "rbo_expected",
     "rbo_expected_bounds",

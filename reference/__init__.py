@@ -22,6 +22,7 @@ from tieaware.reference.uncertainty import best, best_ordering, distribution, va
 from tieaware.reference.trec_measures import bpref, judged, r_precision, success
 from tieaware.reference.rbp import rbp, rbp_residual
 from tieaware.reference.err import err
+from tieaware.reference.prefs import prefs_measures
 from tieaware.reference.correlation import (
     kendall_tau,
     kendall_tau_expected,
@@ -63,6 +64,7 @@ __all__ = [
     "dcg",
     "ndcg",
     "rbo",
+    "prefs_measures",
     "rbo_bounds",
     "rbo_worst",
     "rbo_best",

@@ -27,6 +27,11 @@ Rankings of items (RBO's input form):
   of items with tie groups; :func:`tie_structure`: group sizes.
 - :func:`corr_pairs`, :func:`untied_corr_pairs`: two rankings of the same
   items, for Kendall's τ and τ_AP.
+
+Preferences (trec_eval's ``-R prefs``):
+
+- :func:`preference_lines`: one query's ``(jg, jsg, docno, level)`` lines;
+  :func:`preference_cases`: those lines and a run's tie groups.
 """
 
 try:
@@ -46,6 +51,7 @@ from tieaware.testing.rankings import (
 )
 from tieaware.testing.rbo import rbo_pairs, rbo_rankings, tie_structure, untied_rbo_pairs
 from tieaware.testing.corr import corr_pairs, untied_corr_pairs
+from tieaware.testing.prefs import preference_cases, preference_lines
 
 __all__ = [
     "labels",
@@ -60,4 +66,6 @@ __all__ = [
     "tie_structure",
     "corr_pairs",
     "untied_corr_pairs",
+    "preference_lines",
+    "preference_cases",
 ]

@@ -30,6 +30,7 @@ from tieaware.commands.options import add_jobs
 from tieaware.runs.stream import check_jobs, evaluate_files, read_qrels
 from tieaware.model.exact import Exact, is_rational, to_decimal, to_exact_string, to_float
 from tieaware.io.exact_print import big_ints, decimal, missing, short_form, signed
+from tieaware.io.prefs import FORMATS as RELEVANCE_FORMATS
 from tieaware.io.trec_format import (
     TREC_DEFAULT,
     TrecMeasures,
@@ -166,6 +167,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="with --format trec: print z-scores (value - mean)/sd from FILE's lines 'qid measure mean sd' (trec_eval -Z)",
     )
     parser.add_argument(
+        "-R",
+        "--relevance-format",
+        choices=("qrels", *RELEVANCE_FORMATS),
+        default="qrels",
+        metavar="FORMAT",
+        help="QRELS's format, as trec_eval's -R: qrels (default); prefs (qid jg jsg docno level: preferences), "
+        "qrels_prefs (a qrels file read as preferences) or qrels_jg (qid jg docno label: judgment groups), "
+        "with their measures (-m all_prefs, prefs, qrels_jg); --format trec only (docs/eval.md)",
+    )
+    parser.add_argument(
         "--tie-break",
         choices=("none", *TIE_PRESETS),
         default="none",
@@ -241,6 +252,9 @@ def run(args: argparse.Namespace) -> int:
         raise bad("--spread", "--format trec", "needs --format table or json (trec_eval's layout has no place for it)")
     if (args.qrels is None) != (args.run_file is None):
         raise bad("files", [args.qrels], "must be both QRELS and RUN, or neither for the bundled sample")
+    if getattr(args, "relevance_format", "qrels") != "qrels":
+        sys.stdout.write(_other_relevance(args))
+        return 0
     if args.qrels is None:
         title = "bundled sample (tieaware/data/sample.qrels, sample.run)"
     else:
@@ -508,8 +522,8 @@ def _measures(args: argparse.Namespace) -> tuple[TrecMeasures, tuple]:
     spec = trec_measures(arguments, args.level)
     if spec.left_out:  # asked for by name: say what is left out (stderr; stdout stays trec_eval's)
         print(
-            f"tieaware eval: note: {' '.join(spec.left_out)} read other relevance formats (trec_eval's -R prefs, "
-            "qrels_jg), not computed",
+            f"tieaware eval: note: {' '.join(spec.left_out)} read other relevance formats, not computed from qrels: "
+            "give -R prefs, qrels_prefs or qrels_jg (as trec_eval's -R)",
             file=sys.stderr,
         )
     measures = with_docs(at_level(spec.measures, args.level), args.docs)
@@ -851,3 +865,45 @@ def _note_empty(empty: Any, measures: tuple) -> None:
             "their means; tie-aware, such a query's interpolated precision counts as 0 (--tie-break trec_eval prints -nan)",
             file=sys.stderr,
         )
+
+
+def _other_relevance(args: argparse.Namespace) -> str:
+    """-R prefs, qrels_prefs, qrels_jg: read, evaluate (tieaware.runs.prefs), render trec_eval's layout."""
+    from tieaware.io.prefs import read_relevance, relevance_measures, render
+    from tieaware.io.trec import parse_run
+    from tieaware.io.text import text_lines
+    from tieaware.runs.prefs import evaluate_relevance
+
+    kind = args.relevance_format
+    if args.format != "trec":
+        raise bad("-R", kind, "needs --format trec (trec_eval's layout; the table and json read qrels only)")
+    if args.qrels is None:
+        raise bad("-R", kind, "needs QRELS and RUN files (the bundled sample has qrels only)")
+    for option, value in (("--zscores", args.zscores), ("-N", args.docs)):
+        if value is not None:
+            raise bad(option, value, f"does not apply to -R {kind}")
+    if args.digits < 0:
+        raise bad("--digits", args.digits, "must be an int >= 0")
+    at_level((), args.level)  # a bad -l is refused as for qrels
+    if args.max_docs is not None and args.max_docs < 0:
+        raise bad("-M", args.max_docs, "must be an int >= 0 (documents per query)")
+    asked = relevance_measures(args.measures or ["qrels_jg" if kind == "qrels_jg" else "all_prefs"], kind)
+    if args.tie_break not in ("none", "trec_eval"):
+        raise bad("--tie-break", args.tie_break, f"with -R {kind} must be none or trec_eval")
+    tie_break = None if args.tie_break == "none" else "trec_eval"
+    if args.max_docs is not None and tie_break is None:
+        raise bad("-M", args.max_docs, f"with -R {kind} is computed under --tie-break trec_eval only (its cut depends on the order)")
+    judgments = read_relevance(args.qrels, kind)  # a bad file stops before the run is read
+    with text_lines(args.run_file, "<run>") as (lines, name):
+        kept = list(lines)
+    run = parse_run(kept, name)
+    runid = next((line.split()[5] for line in reversed(kept) if len(line.split()) >= 6), "")
+    per_query = evaluate_relevance(
+        judgments, run, kind, asked, tie_break=tie_break, exact=not args.float, layer=args.layer,
+        depth=args.max_docs, judged_only=args.judged_only, level=args.level,
+    )
+    text = render(
+        asked, per_query, show_queries=args.per_query, summary=not args.no_summary,
+        divisor=len(judgments) if args.complete else None, runid=runid, digits=args.digits,
+    )
+    return text + "\n" if text else ""
