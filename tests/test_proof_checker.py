@@ -595,6 +595,10 @@ WRONG = [
     ("Rndcg", {"compose": lambda r, ideal, discount: fast.r_ndcg(_untied(r), ideal=ideal, discount=discount)}),
     ("iprec", {"programme": iprec_relevant_first}),
     ("-M mixture", {"compose": depth_first_members}),
+    ("prefs", {"order": lambda above, below, number: number(1) if above <= below else number(0)}),  # ties fulfilled
+    ("prefs", {"share": lambda first, second, number: number(first) / (first + second)}),  # the tie's first order only
+    ("prefs_Rnonrel", {"kernel": lambda above, tied, k, number: number(k) - number(min(k, above))}),  # tied members ignored
+    ("prefs_Rnonrel", {"kernel": lambda above, tied, k, number: number(k) - number(capped_sum(above, tied, k)) / tied}),
 ]
 
 
