@@ -116,3 +116,42 @@ for rel in ("a", "c"):
     st = STEvaluator(queries, {"a": "x", "b": "y", "c": "z", "e": "far"}, {"q1": {rel}}, **kw)(model)
     ta = TAEvaluator(queries, {"a": "x", "b": "y", "c": "z", "e": "far"}, {"q1": {rel}}, **kw)(model)
     print(f"  relevant {rel!r}: keys equal {list(st) == [k for k in ta if not k.endswith(('_worst', '_best'))]}; " + ", ".join(f"{k.split('_', 1)[1]} {st[k]:.4f} vs {ta[k]:.4f}" for k in st))
+
+
+# tieaware.integrations.mteb.install(): MTEB's own retrieval evaluator scores tie-aware
+import tieaware.integrations.mteb as ta
+from mteb._evaluators.retrieval_evaluator import RetrievalEvaluator
+
+print("\nMTEB with tieaware.integrations.mteb.install(), 10 queries x 40 documents, 5 score levels:")
+
+def score(qrels, results, ks):
+    r = RetrievalEvaluator.evaluate(None, qrels, results, ks)  # the method MTEB's retrieval tasks call (it uses no state)
+    return make_score_dict(ndcg=r.ndcg, _map=r.map, recall=r.recall, precision=r.precision, mrr=r.mrr, naucs=r.naucs, naucs_mrr=r.naucs_mrr, hit_rate=r.hit_rate, task_scores={})
+
+rng = np.random.default_rng(3)
+qrels, results = {}, {}
+for q in range(10):
+    docs = [f"d{j}" for j in range(40)]
+    results[f"q{q}"] = {d: float(s) for d, s in zip(docs, rng.integers(0, 5, 40) / 4)}
+    qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in rng.choice(docs, 8, replace=False)}
+ks = [1, 3, 5, 10]
+before = score(qrels, results, ks)
+ta.install()
+after = score(qrels, results, ks)
+ta.uninstall()
+again = score(qrels, results, ks)
+ours = ta.retrieval_scores(qrels, results, ks)
+print("mteb", mteb.__version__)
+print("installed == retrieval_scores:", all(abs(after[k] - ours[k]) < 1e-12 for k in ours), "same keys:", sorted(after) == sorted(ours))
+print("uninstalled == MTEB's own:", again == before)
+for k in ("ndcg_at_10", "map_at_10", "recall_at_3", "precision_at_1", "mrr_at_10", "hit_rate_at_1"):
+    print(f"  {k:15s} MTEB {before[k]:.5f}  installed {after[k]:.5f}")
+untied = {q: {d: s + 1e-4 * j for j, (d, s) in enumerate(r.items())} for q, r in results.items()}  # distinct even in float32, as pytrec_eval reads scores
+plain = score(qrels, untied, ks)
+ta.install()
+tied_aware = score(qrels, untied, ks)
+ta.uninstall()
+print("untied run: installed == MTEB's own:", all(abs(plain[k] - tied_aware[k]) < 1e-9 for k in plain))
+for k in plain:
+    if abs(plain[k] - tied_aware[k]) >= 1e-9:
+        print(" differs:", k, plain[k], tied_aware[k])

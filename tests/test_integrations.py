@@ -266,3 +266,16 @@ def test_mteb_scores_refuse_bad_input():
         retrieval_scores({"q": {"a": 1}}, {"p": {"a": 1.0}}, [1])
     with pytest.raises(TieawareError, match="scores must be finite"):
         retrieval_scores({"q": {"a": 1}}, {"q": {"a": float("nan")}}, [1])
+
+
+def test_mteb_install_without_mteb_names_it():
+    import importlib.util
+
+    from tieaware.integrations import mteb as ta
+
+    if importlib.util.find_spec("mteb") is not None:
+        pytest.skip("mteb is installed here: scripts/integrations_peers.py runs install() against it (docs/integrations.md)")
+    for call in (ta.install, lambda: ta.calculate_retrieval_scores({"q": {"a": 1.0}}, {"q": {"a": 1}}, [1])):
+        with pytest.raises(ModuleNotFoundError, match="pip install mteb"):
+            call()
+    ta.uninstall()  # nothing installed: nothing to undo

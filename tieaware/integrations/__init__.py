@@ -7,7 +7,8 @@
   sentence-transformers' evaluator of the same name, same arguments and keys,
   tie-aware values and each key's worst and best;
 - :func:`tieaware.integrations.mteb.retrieval_scores`: MTEB's retrieval score
-  dict, tie-aware.
+  dict, tie-aware; :func:`tieaware.integrations.mteb.install` makes MTEB's
+  own runs score that way.
 
 Each imports only :mod:`tieaware.metrics` (numpy); none imports torch,
 sentence-transformers or MTEB when tieaware is imported (MTEB's own nAUC
