@@ -27,7 +27,7 @@ import tieaware
 from tieaware import TieawareError, metrics
 
 MEASURES = [
-    "P@1", "P@3", "P(rel=2)@3", "P(norm=retrieved)@10", "R@3", "R@100", "F1@3", "AP", "AP@3", "AP(norm=capped)@3",
+    "P@1", "P@3", "P(rel=2)@3", "P(norm=retrieved)@10", "P(norm=capped)@5", "AP(norm=k)@4", "R@3", "R@100", "F1@3", "AP", "AP@3", "AP(norm=capped)@3",
     "RR", "RR@2", "nDCG", "nDCG@3", "nDCG(dcg='exp-log2')@3", "nDCG(gain=binary)@5", "DCG@4", "Success@1", "Success@3",
 ]  # fmt: skip
 
