@@ -138,7 +138,21 @@ def test_chord_bound_is_certified_inside_a_piece():
     vectors = np.array(list(itertools.product(*zip(lo, hi))))
     lowest = min(scipy_t(v)[0] for v in vectors)
     got = iv.t_interval_bounds(lo, lo, hi, 95, limit=1)
-    assert got.low <= lowest
+    assert not got.exact and got.low <= lowest
+    assert got.high >= max(scipy_t(v)[1] for v in vectors)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_chord_bounds_contain_the_vertex_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    n = 9
+    lo = rng.random(n)
+    hi = lo + rng.random(n) * rng.integers(0, 2, n)
+    exact = iv.t_interval_bounds(lo, lo, hi, 95)
+    chord = iv.t_interval_bounds(lo, lo, hi, 95, limit=1)
+    assert exact.exact and chord.low <= exact.low + 1e-12 and chord.high >= exact.high - 1e-12
+    if chord.exact:
+        assert (chord.low, chord.high) == pytest.approx((exact.low, exact.high), rel=1e-12, abs=1e-12)
 
 
 # --- the bootstrap ----------------------------------------------------------------------------------------
