@@ -125,3 +125,46 @@ def test_implicit_precision_is_named_p_capped():
     result = implementation(_implicit_precision, "P@5", max_examples=20)
     assert result.convention == "P(norm=capped)@5"
     assert "implicit" in result.profile[0].explanation
+
+
+# -- nDCG(gain=binary, ideal=k)@k: rectools' NDCG (divide_by_achievable=False) ----------------------------
+
+
+def _rectools_ndcg(scores, labels):
+    import math
+
+    if not any(x >= 1 for x in labels):
+        return None  # rectools leaves a user without interactions out
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])[:5]
+    dcg = sum(1 / math.log2(r + 2) for r, i in enumerate(order) if labels[i] >= 1)
+    return dcg / sum(1 / math.log2(r + 2) for r in range(5))
+
+
+def test_rectools_ndcg_is_named_with_an_ideal_of_k_relevant_documents():
+    result = implementation(_rectools_ndcg, "nDCG@5", labels="binary", max_examples=20)
+    assert result.convention == "nDCG(gain=binary,ideal=k,norel=skip)@5", str(result)
+    assert "rectools" in result.profile[0].explanation
+
+
+def test_ndcg_ideal_k_reference_equals_fast_and_the_engines():
+    import tieaware
+    from tieaware import fast, reference
+
+    m = "nDCG(gain=binary,ideal=k)@3"
+    for ranking in ([1], [[1, 0], 1], [0, [1, 1, 0]], [[0, 0]], [2, [1, 0, 2], 1]):
+        assert compute(m, ranking) == compute(m, ranking, layer="reference")
+    assert float(compute(m, [1])) == pytest.approx(1 / (1 + 1 / 1.584962500721156 + 0.5))
+    qrels = {"q1": {"a": 1, "b": 0, "c": 1}}
+    run = {"q1": {"a": 1.0, "b": 1.0, "c": 0.5}}
+    exact = tieaware.evaluate(qrels, run, m).mean[m]
+    assert tieaware.evaluate(qrels, run, m, exact=False).mean[m] == pytest.approx(float(exact), abs=1e-12)
+    assert tieaware.evaluate(qrels, run, m, jobs=2).mean[m] == exact
+    assert fast is not None and reference is not None
+
+
+@pytest.mark.parametrize("bad", ["nDCG(ideal=k)@5", "nDCG(gain=binary,ideal=k)", "nDCG(gain=binary,ideal=all)@5"])
+def test_ndcg_ideal_needs_binary_gain_and_a_cutoff(bad):
+    from tieaware.model.errors import TieawareError
+
+    with pytest.raises(TieawareError, match="ideal"):
+        parse(bad)

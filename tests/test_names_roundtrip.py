@@ -90,7 +90,9 @@ def measure_texts(draw) -> tuple[str, str, dict]:
             continue  # nDCG's rel is the threshold of the binary gain only
         if key == "gain" and params.get("dcg", "log2") != "log2":
             continue  # binary gain and the exp2 gain exclude each other
-        if name == "nDCG" and (key == "gains" and params.keys() & {"dcg", "gain", "rel", "norel"} or key != "gains" and "gains" in params):
+        if key == "ideal" and (params.get("gain") != "binary" or k is None):
+            continue  # ideal=k: binary gain and a cutoff only (rectools' NDCG)
+        if name == "nDCG" and (key == "gains" and params.keys() & {"dcg", "gain", "rel", "norel", "ideal"} or key != "gains" and "gains" in params):
             continue  # trec_eval's gains stand alone
         if name == "Rprec" and {key} | params.keys() >= {"mult", "norel"}:
             continue  # norel without mult only
@@ -103,6 +105,8 @@ def measure_texts(draw) -> tuple[str, str, dict]:
             value = text = draw(st.sampled_from(NOREL[1:]))
         elif key == "gain":
             value = text = "binary"
+        elif key == "ideal":
+            value = text = "k"
         elif key == "relative":
             value, text = True, draw(st.sampled_from(["True", "true", "1"]))
         elif key == "mult":
@@ -218,7 +222,7 @@ def test_every_measure_and_parameter_is_covered():
     assert MEASURES == {
         "P": (True, {"rel", "norm", "norel"}), "R": (True, {"rel", "norel"}), "F1": (True, {"rel", "norel"}),
         "AP": (False, {"rel", "norm", "norel"}), "RR": (False, {"rel", "norel"}),
-        "nDCG": (False, {"dcg", "gain", "rel", "norel", "gains"}),
+        "nDCG": (False, {"dcg", "gain", "rel", "norel", "gains", "ideal"}),
         "DCG": (False, {"dcg", "gain", "rel"}), "RBP": (False, {"p", "rel", "norel"}), "ERR": (False, {"g_max", "norel"}),
         "Rprec": (False, {"rel", "norel", "mult"}), "Success": (True, {"rel", "norel"}), "Judged": (False, set()),
         "Bpref": (False, {"rel", "norel"}), "RBO": (False, {"p", "variant", "bound"}),

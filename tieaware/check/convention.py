@@ -46,6 +46,7 @@ USERS: dict[tuple[str, str], tuple[str, str]] = {
     ("norm", "retrieved"): ("P@k divided by min(k, n), the documents retrieved", "torchmetrics (adaptive_k) and rankereval (truncated)"),
     ("gain", "binary"): ("nDCG with gain 1 for a relevant document, 0 otherwise", "RecBole, cornac, recommenders, rectools and TRM"),
     ("dcg", "exp-log2"): ("nDCG with gain 2^label - 1", "ir_measures' nDCG(dcg='exp-log2'), gdeval and ranx's ndcg_burges"),
+    ("ideal", "k"): ("nDCG@k over the ideal DCG of k relevant documents, whatever the query holds", "rectools' NDCG (divide_by_achievable=False)"),
     ("dcg", "log2"): ("nDCG with the label as gain", "trec_eval, ir_measures, scikit-learn and ranx"),
     ("g_max", "*"): ("ERR with g_max fixed", "gdeval (g_max = 4)"),
     ("norel", "nan"): ("NaN for a query with no relevant document", "rankereval and trectools' per-query values"),
@@ -66,8 +67,10 @@ def _options(m: Measure, labels: Sequence[Any]) -> dict[str, list[Any]]:
     if "norm" in allowed and m.name in NORMS:
         out["norm"] = [m.norm] + [v for v in NORMS[m.name] if v != m.norm and (m.k is not None or v not in ("capped", "k"))]
     if m.name in ("nDCG", "DCG"):
-        gains = [("log2", None), ("exp-log2", None), ("log2", "binary")]
-        here = (params.get("dcg", "log2"), params.get("gain"))
+        gains = [("log2", None, None), ("exp-log2", None, None), ("log2", "binary", None)]
+        if m.name == "nDCG" and m.k is not None:  # rectools: binary gain over an ideal of k relevant documents
+            gains.append(("log2", "binary", "k"))
+        here = (params.get("dcg", "log2"), params.get("gain"), params.get("ideal"))
         out["gain"] = [here] + [g for g in gains if g != here]
     if m.name == "ERR":
         out["g_max"] = [params.get("g_max")] + [g for g in (None, 1, 2, 3, 4, 5, 6) if g != params.get("g_max")]
@@ -84,9 +87,12 @@ def _with(m: Measure, changes: dict[str, Any]) -> Optional[Measure]:
     params = dict(m.params)
     for key, value in changes.items():
         if key == "gain":
-            dcg, gain = value
+            dcg, gain, ideal = value
             params.pop("dcg", None)
             params.pop("gain", None)
+            params.pop("ideal", None)
+            if ideal is not None:
+                params["ideal"] = ideal
             if dcg != "log2":
                 params["dcg"] = dcg
             if gain is None:

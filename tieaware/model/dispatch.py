@@ -99,6 +99,11 @@ def _value(
     if m.name == "nDCG":
         if m.param("gains") is not None:  # trec_eval's ndcg.level=gain,...: its gains and its ideal
             return mod.trec_ndcg(ranking, m.k, raw, m.param("gains").replace(";", ","), exact=exact)
+        if m.param("ideal") == "k":  # rectools: the ideal DCG of k relevant documents, whatever the query holds
+            from tieaware.model.exact import divide
+
+            ideal = mod.dcg([m.rel] * m.k, m.k, gain=_gain(m), exact=exact)
+            return divide(mod.dcg(ranking, m.k, gain=_gain(m), exact=exact), ideal) if exact else mod.dcg(ranking, m.k, gain=_gain(m), exact=exact) / ideal
         return mod.ndcg(ranking, m.k, labels, gain=_gain(m), exact=exact)
     if m.name == "DCG":
         return mod.dcg(ranking, m.k, gain=_gain(m), exact=exact)

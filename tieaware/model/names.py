@@ -107,7 +107,7 @@ MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
     "F1": (True, frozenset({"rel", "norel"})),
     "AP": (False, frozenset({"rel", "norm", "norel"})),
     "RR": (False, frozenset({"rel", "norel"})),
-    "nDCG": (False, frozenset({"dcg", "gain", "rel", "norel"})),
+    "nDCG": (False, frozenset({"dcg", "gain", "rel", "norel", "ideal"})),
     "DCG": (False, frozenset({"dcg", "gain", "rel"})),
     "RBP": (False, frozenset({"p", "rel", "norel"})),
     "ERR": (False, frozenset({"g_max", "norel"})),
@@ -155,7 +155,7 @@ NORMS: dict[str, tuple[str, ...]] = {"P": ("k", "retrieved", "capped"), "AP": ("
 NOREL = ("0", "1", "nan", "skip")
 #: The parameters that name another library's convention (docs/conventions.md); ``gains`` is
 #: trec_eval's rel_level=gain list for ndcg.
-CONVENTIONS = frozenset({"norm", "gain", "g_max", "norel", "gains"})
+CONVENTIONS = frozenset({"norm", "gain", "g_max", "norel", "gains", "ideal"})
 
 _ALIASES = {
     "MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Recall": "R", "recall": "R", "map": "AP", "recip_rank": "RR", "ndcg": "nDCG",
@@ -343,6 +343,10 @@ def _param(measure: str, key: str, raw: str) -> Any:
         if not raw.isdigit() or int(raw) < 1:
             raise bad("measure", measure, f"needs g_max an int >= 1 (g_max={raw})")
         return int(raw)
+    if key == "ideal":
+        if raw != "k":
+            raise bad("measure", measure, f"has ideal={raw!r}; use ideal=k (the ideal DCG of k relevant documents) or leave it out")
+        return raw
     if key == "relative":
         if raw not in ("True", "true", "1", "False", "false", "0"):
             raise bad("measure", measure, f"has relative={raw!r}; use True or False")
@@ -476,6 +480,8 @@ def parse(text: str) -> Measure:
         raise bad("measure", text, "takes rel only with gain=binary (a graded gain has no relevance threshold)")
     if given.get("gain") == "binary" and given.get("dcg", "log2") != "log2":
         raise bad("measure", text, "has gain=binary and dcg='exp-log2': choose one gain")
+    if "ideal" in given and (given.get("gain") != "binary" or k is None):
+        raise bad("measure", text, "takes ideal=k with gain=binary and a cutoff only (the ideal DCG of k relevant documents), e.g. nDCG(gain=binary, ideal=k)@10")
     if name == "AP" and given.get("norm") in ("capped", "k") and k is None:
         raise bad("measure", text, f"needs a cutoff with norm={given['norm']} (AP@k divided by {'min(R, k)' if given['norm'] == 'capped' else 'k'}), e.g. AP(norm={given['norm']})@10")
     # The defaults are not written: P(norm=k)@5 is P@5, so equal measures have one name.
