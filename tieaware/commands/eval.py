@@ -23,7 +23,7 @@ from types import SimpleNamespace
 from typing import Any, Iterator, Optional
 
 from tieaware.model.errors import bad
-from tieaware.model.tie_presets import NAMES as TIE_PRESETS, preset
+from tieaware.model.tie_presets import NAMES as TIE_PRESETS, describe
 from tieaware.io.columns import prepare, read_table
 from tieaware.runs.evaluate import LAYERS, Evaluation, evaluate_prepared, measure_list
 from tieaware.commands.options import add_jobs
@@ -636,7 +636,7 @@ def _table(r: _Report, per_query: bool) -> str:
         row += [trec_text, _signed(tied, trec, r.digits)]
         row += _spread_cells(r, q, m) if r.spread else []
         body.append(row)
-    footer = "tie-aware: expected value over every ordering of tied documents; " + _broken_text(r.broken)
+    footer = "tie-aware: expected value over every ordering of tied documents; " + describe(r.broken)
     if r.spread:
         footer += (
             "\nmin, max: of the mean over every tie-breaking (mean of per-query extremes); sd (ties): "
@@ -670,20 +670,6 @@ def _spread_cells(r: _Report, q: str, m: str) -> list[str]:
     # decimal(): interval arithmetic, not sympy's evalf (minutes for an exact nDCG sd over 1,000 ranks)
     sd = "n/a" if s.sd_mean is None else decimal(s.sd_mean, r.digits)  # GMAP, GMBpref: not computed
     return [decimal(s.min_mean, r.digits), decimal(s.max_mean, r.digits), sd, f"{s.queries_moved}/{s.queries}"]
-
-
-def _broken_text(name: str) -> str:
-    """The table's footnote on its second column: how the preset breaks ties, and whose preset it is."""
-    if name == "trec_eval":
-        return "trec_eval order: ties broken by docno, descending, as trec_eval does."
-    p = preset(name)
-    how = {
-        "input": "in the run's order", "reverse-input": "in the reverse of the run's order", "docno-asc": "by docno, ascending",
-        "docno-desc": "by docno, descending", "pessimistic": "non-relevant first", "optimistic": "relevant first",
-    }[p.rule]
-    among = "scores equal as float32" if p.scores == "float32" else "equal scores"
-    whose = f", as {p.library} does ({p.confirmed})" if p.library else ""
-    return f"{name} order: {among} broken {how}{whose}."
 
 
 def _align(head: list[str]) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from tieaware.model.errors import bad
 
-__all__ = ["Preset", "PRESETS", "RULES", "NAMES", "SCORES", "preset", "markdown", "CONFIRMED_ON"]
+__all__ = ["Preset", "PRESETS", "RULES", "NAMES", "SCORES", "preset", "describe", "markdown", "CONFIRMED_ON"]
 
 #: The tie rules: the order of documents with equal scores.
 #: input: as the run lists them (a stable sort on score); reverse-input: the reverse;
@@ -81,6 +81,27 @@ def preset(name: object) -> Preset:
     if isinstance(name, str) and name in PRESETS:
         return PRESETS[name]
     raise bad("tie_break", name, f"must be None (tie-aware) or a rule or library preset: {', '.join(NAMES)}")
+
+
+#: How each rule orders documents with equal scores, in words.
+HOW = {
+    "input": "in the run's order", "reverse-input": "in the reverse of the run's order", "docno-asc": "by docno, ascending",
+    "docno-desc": "by docno, descending", "pessimistic": "non-relevant first", "optimistic": "relevant first",
+}
+
+
+def describe(name: str) -> str:
+    """One sentence on how the preset *name* breaks ties, and whose preset it is (eval's table footnote).
+
+    >>> describe("docno-asc")
+    'docno-asc order: equal scores broken by docno, ascending.'
+    """
+    if name == "trec_eval":
+        return "trec_eval order: ties broken by docno, descending, as trec_eval does."
+    p = preset(name)
+    among = "scores equal as float32" if p.scores == "float32" else "equal scores"
+    whose = f", as {p.library} does ({p.confirmed})" if p.library else ""
+    return f"{name} order: {among} broken {HOW[p.rule]}{whose}."
 
 
 #: When the library presets were confirmed (scripts/tie_presets_probe.py, one run of each library).
