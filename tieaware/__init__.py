@@ -56,6 +56,8 @@ _LAZY = {
     "evaluator": "tieaware.runs.compat",
     "Metric": "tieaware.runs.compat",
     "rbo_ranking": "tieaware.model.rbo_input",
+    "ties": "tieaware.runs.ties",
+    "TieReport": "tieaware.runs.ties",
 }
 #: Public names that are another module's function under a clearer top-level name.
 _RENAMED = {"rbo_ranking": "from_string"}
