@@ -168,3 +168,23 @@ def test_ndcg_ideal_needs_binary_gain_and_a_cutoff(bad):
 
     with pytest.raises(TieawareError, match="ideal"):
         parse(bad)
+
+
+# -- Success(norel=nan, multirel=nan)@k: rankereval's single-positive HitRate ----------------------------
+
+
+def _rankereval_hit_rate(scores, labels):
+    positives = sum(1 for x in labels if x >= 1)
+    if positives != 1:
+        return float("nan")  # "not defined for no or multiple positives"
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    return float(any(labels[i] >= 1 for i in order[:5]))
+
+
+def test_rankereval_hit_rate_is_named_success_with_one_positive():
+    result = implementation(_rankereval_hit_rate, "Success@5", labels="binary", max_examples=20)
+    assert result.convention == "Success(multirel=nan,norel=nan)@5", str(result)
+    assert "rankereval" in result.profile[0].explanation
+    assert compute("Success(norel=nan,multirel=nan)@2", [[0, 1, 0]]) == Fraction(2, 3)
+    assert str(compute("Success(norel=nan,multirel=nan)@2", [1, [1, 0]])) == "nan"
+    assert compute("Success(norel=nan,multirel=nan)@2", [[0, 1, 0]], layer="reference") == Fraction(2, 3)

@@ -107,6 +107,8 @@ def measure_texts(draw) -> tuple[str, str, dict]:
             value = text = "binary"
         elif key == "ideal":
             value = text = "k"
+        elif key == "multirel":
+            value = text = "nan"
         elif key == "relative":
             value, text = True, draw(st.sampled_from(["True", "true", "1"]))
         elif key == "mult":
@@ -224,7 +226,7 @@ def test_every_measure_and_parameter_is_covered():
         "AP": (False, {"rel", "norm", "norel"}), "RR": (False, {"rel", "norel"}),
         "nDCG": (False, {"dcg", "gain", "rel", "norel", "gains", "ideal"}),
         "DCG": (False, {"dcg", "gain", "rel"}), "RBP": (False, {"p", "rel", "norel"}), "ERR": (False, {"g_max", "norel"}),
-        "Rprec": (False, {"rel", "norel", "mult"}), "Success": (True, {"rel", "norel"}), "Judged": (False, set()),
+        "Rprec": (False, {"rel", "norel", "mult"}), "Success": (True, {"rel", "norel", "multirel"}), "Judged": (False, set()),
         "Bpref": (False, {"rel", "norel"}), "RBO": (False, {"p", "variant", "bound"}),
         # trec_eval's other families (docs/eval.md, trec_eval's families)
         "NumQ": (False, set()), "NumRet": (False, {"rel"}), "NumRelRet": (False, {"rel"}), "NumRel": (False, {"rel"}),

@@ -46,6 +46,7 @@ USERS: dict[tuple[str, str], tuple[str, str]] = {
     ("norm", "retrieved"): ("P@k divided by min(k, n), the documents retrieved", "torchmetrics (adaptive_k) and rankereval (truncated)"),
     ("gain", "binary"): ("nDCG with gain 1 for a relevant document, 0 otherwise", "RecBole, cornac, recommenders, rectools and TRM"),
     ("dcg", "exp-log2"): ("nDCG with gain 2^label - 1", "ir_measures' nDCG(dcg='exp-log2'), gdeval and ranx's ndcg_burges"),
+    ("multirel", "nan"): ("NaN for a query with several relevant documents (defined for one only)", "rankereval's HitRate"),
     ("ideal", "k"): ("nDCG@k over the ideal DCG of k relevant documents, whatever the query holds", "rectools' NDCG (divide_by_achievable=False)"),
     ("dcg", "log2"): ("nDCG with the label as gain", "trec_eval, ir_measures, scikit-learn and ranx"),
     ("g_max", "*"): ("ERR with g_max fixed", "gdeval (g_max = 4)"),
@@ -76,6 +77,8 @@ def _options(m: Measure, labels: Sequence[Any]) -> dict[str, list[Any]]:
         out["g_max"] = [params.get("g_max")] + [g for g in (None, 1, 2, 3, 4, 5, 6) if g != params.get("g_max")]
     if "norel" in allowed:
         out["norel"] = [m.norel] + [v for v in NOREL if v != m.norel]
+    if "multirel" in allowed:
+        out["multirel"] = [params.get("multirel"), "nan"] if params.get("multirel") is None else ["nan", None]
     if m.name in _BINARY or m.binary_gain:
         grades = sorted({label(x) for x in labels if label(x) > 0} | {Fraction(1)})
         out["rel"] = [m.rel] + [g for g in grades if g != m.rel]

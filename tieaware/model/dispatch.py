@@ -78,7 +78,17 @@ def measure_value(
         num_rel = sum(1 for x in labels if x >= m.rel)
     if m.norel != "0" and no_relevant(m, ranking, labels, num_rel):
         return _no_relevant_value(m.norel, exact)
+    if m.param("multirel") == "nan" and _relevant_count(m, ranking, labels, num_rel) > 1:
+        return _no_relevant_value("nan", exact)  # rankereval's HitRate: defined for one relevant document only
     return _value(mod, m, ranking, num_rel, labels, exact, raw)
+
+
+def _relevant_count(m: Measure, ranking: Ranking, labels: Optional[Sequence[Fraction]], num_rel: Optional[int]) -> int:
+    """The query's relevant documents (label >= rel): *num_rel*, else its judged labels, else the ranking's."""
+    if num_rel is not None:
+        return num_rel
+    judged = [ideal_label(x, "ranking") for x in _flat(ranking) if x is not None] if labels is None else list(labels)
+    return sum(1 for x in judged if x >= m.rel)
 
 
 def _value(

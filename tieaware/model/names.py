@@ -112,7 +112,7 @@ MEASURES: dict[str, tuple[bool, frozenset[str]]] = {
     "RBP": (False, frozenset({"p", "rel", "norel"})),
     "ERR": (False, frozenset({"g_max", "norel"})),
     "Rprec": (False, frozenset({"rel", "norel"})),
-    "Success": (True, frozenset({"rel", "norel"})),
+    "Success": (True, frozenset({"rel", "norel", "multirel"})),
     "Judged": (False, frozenset()),
     "Bpref": (False, frozenset({"rel", "norel"})),
     "RBO": (False, frozenset({"p", "variant", "bound"})),
@@ -155,7 +155,7 @@ NORMS: dict[str, tuple[str, ...]] = {"P": ("k", "retrieved", "capped"), "AP": ("
 NOREL = ("0", "1", "nan", "skip")
 #: The parameters that name another library's convention (docs/conventions.md); ``gains`` is
 #: trec_eval's rel_level=gain list for ndcg.
-CONVENTIONS = frozenset({"norm", "gain", "g_max", "norel", "gains", "ideal"})
+CONVENTIONS = frozenset({"norm", "gain", "g_max", "norel", "gains", "ideal", "multirel"})
 
 _ALIASES = {
     "MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Recall": "R", "recall": "R", "map": "AP", "recip_rank": "RR", "ndcg": "nDCG",
@@ -343,6 +343,10 @@ def _param(measure: str, key: str, raw: str) -> Any:
         if not raw.isdigit() or int(raw) < 1:
             raise bad("measure", measure, f"needs g_max an int >= 1 (g_max={raw})")
         return int(raw)
+    if key == "multirel":
+        if raw != "nan":
+            raise bad("measure", measure, f"has multirel={raw!r}; use multirel=nan (no value for a query with several relevant documents) or leave it out")
+        return raw
     if key == "ideal":
         if raw != "k":
             raise bad("measure", measure, f"has ideal={raw!r}; use ideal=k (the ideal DCG of k relevant documents) or leave it out")
