@@ -181,3 +181,29 @@ def test_cli_a_module_patching_tieaware_when_imported_is_undone(tmp_path, monkey
     captured = capsys.readouterr()
     assert "DIFFERS" in captured.out and "undone" in captured.err
     assert fast.average_precision is before
+
+
+def _enumerating_ap(scores, labels):
+    """AP@5 by listing every ordering of each tie group: memory grows as n! (a group of 10 is 3.6 million tuples)."""
+    from itertools import permutations
+
+    groups = {}
+    for s, x in zip(scores, labels):
+        groups.setdefault(s, []).append(x)
+    total = 0.0
+    for s in sorted(groups, reverse=True):
+        every = list(permutations(groups[s]))  # the runaway allocation
+        total += len(every)
+    return total * 0.0
+
+
+def test_an_implementation_enumerating_tie_groups_meets_the_worker_limit_not_the_checker():
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = implementation(_enumerating_ap, "AP@5", max_size=2, max_examples=0, memory=200, timeout=60)
+    assert not result.ok
+    failures = [f.counterexample.exception for f in result.profile if f.counterexample is not None and f.counterexample.exception]
+    assert any("memory limit" in text for text in failures), failures
+    # the checker's own process grew by far less than the worker's limit (kB)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 150_000

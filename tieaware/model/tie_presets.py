@@ -27,14 +27,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tieaware.model.errors import bad
+from tieaware.model.tie_rules import RULES as TIE_RULES
 
 __all__ = ["Preset", "PRESETS", "RULES", "NAMES", "SCORES", "preset", "describe", "markdown", "CONFIRMED_ON"]
 
-#: The tie rules: the order of documents with equal scores.
-#: input: as the run lists them (a stable sort on score); reverse-input: the reverse;
-#: docno-asc / docno-desc: by docno (byte order, as strcmp); pessimistic: non-relevant first
-#: (lower labels first); optimistic: relevant first.
-RULES = ("input", "reverse-input", "docno-asc", "docno-desc", "pessimistic", "optimistic")
+#: The tie rules (:mod:`tieaware.model.tie_rules`, the names the checker's probes report): the order of
+#: documents with equal scores.  input: as the run lists them (a stable sort on score); reverse-input:
+#: the reverse; docno-asc / docno-desc: by docno (byte order, as strcmp); pessimistic: non-relevant
+#: first (lower labels first); optimistic: relevant first.
+RULES = TIE_RULES
 #: When scores tie: equal exact values, or equal as float32.
 SCORES = ("exact", "float32")
 
