@@ -249,3 +249,75 @@ def test_verdict_precision_brute_force():
 def test_bad_input_names_the_argument(call, argument):
     with pytest.raises(tieaware.TieawareError, match=argument):
         call()
+
+
+# ------------------------------------------------------------------ the command
+
+
+def _files(tmp_path):
+    (tmp_path / "low.run").write_text("q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.5 r\nq1 Q0 d3 3 0.1 r\nq2 Q0 d1 1 0.75 r\nq2 Q0 d9 2 0.75 r\nq2 Q0 d3 3 0.75 r\n")
+    (tmp_path / "high.run").write_text("q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.5078125 r\nq1 Q0 d3 3 0.1 r\nq2 Q0 d1 1 0.75 r\nq2 Q0 d9 2 0.76 r\nq2 Q0 d3 3 0.74 r\n")
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d3 1\n")
+    return tmp_path
+
+
+def test_command_table_json_and_plot(tmp_path, capsys):
+    import json
+
+    from tieaware.cli import main
+
+    d = _files(tmp_path)
+    args = [str(d / "low.run"), str(d / "qrels"), "-m", "RR@10 P@1", "-k", "1,2", "--tie-break", "trec_eval", "--reference", str(d / "high.run")]
+    assert main(["ties", *args]) == 0
+    table = capsys.readouterr().out
+    assert "100.0% of tied documents carry bfloat16-representable scores" in table
+    assert "the reference scores separate 100.0% of the tie groups" in table
+    # RR@10: q1 a 1/2-1 tie (3/4), q2 the relevant d3 in a group of 3 (11/18): mean 49/72
+    assert "RR@10    0.6806     0.4167  1.0000  0.5000     0.4167" in table
+    assert main(["ties", *args, "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["tie_groups"] == 2 and got["tied_documents"] == 5 and got["tied_at_k"] == {"1": 1.0, "2": 1.0}
+    assert got["measures"]["RR@10"]["expected"] == 49 / 72 and got["measures"]["RR@10"]["oblivious"] == 0.5
+    assert got["reference"] == {"separated": 1.0, "fully_separated": 1.0}
+    pytest.importorskip("matplotlib")
+    assert main(["ties", *args, "--plot", str(d / "p.png")]) == 0
+    assert (d / "p.png").stat().st_size > 1000
+
+
+def test_command_on_a_matrix(tmp_path, capsys):
+    from tieaware.cli import main
+
+    np.save(tmp_path / "m.npy", np.array([[0.5, 0.5, 0.1], [0.2, 0.2, 0.2]], dtype=np.float16))
+    np.save(tmp_path / "g.npy", np.array([[1, 0, 0], [0, 0, 1]]))
+    assert main(["ties", str(tmp_path / "m.npy"), str(tmp_path / "g.npy"), "-m", "P@1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 queries, 6 documents: 2 tie groups, 5 tied documents")
+    assert "P@1      0.4167     0.0000  1.0000" in out
+
+
+@pytest.mark.parametrize(
+    "extra, names",
+    [
+        (["{d}/nan.run"], "score is NaN"),
+        (["{d}/bad.npy"], "RUN every score must be a finite number"),
+        (["{d}/m.npy", "{d}/g2.npy"], "QRELS must have the scores' shape"),
+        (["{d}/low.run", "--reference", "{d}/other.run"], "--reference must score exactly the run's documents"),
+        (["{d}/low.run", "--reference", "{d}/missing.run"], "--reference does not exist"),
+        (["{d}/low.run", "-m", "P@1"], "QRELS is needed"),
+        (["{d}/low.run", "-k", "0"], "-k must be cutoffs"),
+        (["{d}/low.run", "{d}/qrels", "--tie-break", "galago"], "--tie-break must be"),
+    ],
+)
+def test_command_bad_input_is_one_line(tmp_path, capsys, extra, names):
+    from tieaware.cli import main
+
+    d = _files(tmp_path)
+    (d / "nan.run").write_text("q1 Q0 d1 1 nan r\n")
+    (d / "other.run").write_text("q1 Q0 d1 1 0.5 r\nq1 Q0 dX 2 0.5 r\nq1 Q0 d3 3 0.1 r\nq2 Q0 d1 1 0.75 r\nq2 Q0 d9 2 0.75 r\nq2 Q0 d3 3 0.75 r\n")
+    np.save(d / "bad.npy", np.array([[0.5, np.nan, 0.1]]))
+    np.save(d / "m.npy", np.ones((2, 3)))
+    np.save(d / "g2.npy", np.ones((3, 3)))
+    assert main(["ties", *(x.format(d=d) for x in extra)]) != 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert names in captured.err and len(captured.err.strip().splitlines()) == 1

@@ -22,7 +22,7 @@ from tieaware.model.errors import TieawareError
 __all__ = ["main", "SUBCOMMANDS"]
 
 #: Subcommand modules, in the order `tieaware --help` lists them.
-SUBCOMMANDS = ("eval", "compare", "rbo", "corr", "prove", "check", "vectors", "conformance", "disagree", "bench")
+SUBCOMMANDS = ("eval", "compare", "rbo", "corr", "ties", "prove", "check", "vectors", "conformance", "disagree", "bench")
 
 
 def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:

@@ -39,12 +39,12 @@ import numpy as np
 
 from tieaware.io.inputs import to_qrels, to_run
 from tieaware.io.matrix import as_array
-from tieaware.model.errors import bad
+from tieaware.model.errors import TieawareError, bad
 from tieaware.model.tie_presets import preset
 from tieaware.runs.evaluate import Evaluation, measure_list, natural_key, table_of
 from tieaware.runs.tie_census import FORMATS, Census, census, float_formats, fraction_formats, round_fraction, round_to
 
-__all__ = ["ties", "TieReport", "MeasureCost", "DEFAULT_MEASURES", "DEFAULT_K", "verdict_precision", "rounded_scores"]
+__all__ = ["ties", "TieReport", "MeasureCost", "DEFAULT_MEASURES", "DEFAULT_K", "verdict_precision", "rounded_scores", "ties_files"]
 
 #: Measures reported when labels are given and none are asked for.
 DEFAULT_MEASURES = "nDCG@10 RR@10 AP@100 P@10"
@@ -156,6 +156,23 @@ def _narrowest_counts(c: Census) -> dict[str, dict[str, int]]:
 
 
 # ---------------------------------------------------------------- reading the scores
+
+
+def _run_of(data: Any) -> dict:
+    """A run in any shape :func:`tieaware.evaluate` takes, a TREC file's path included."""
+    if isinstance(data, (str, os.PathLike)) and not os.fspath(data).startswith("irds:"):
+        from tieaware.io.trec import read_run
+
+        return read_run(data)
+    return to_run(data)
+
+
+def _qrels_of(data: Any) -> dict:
+    if isinstance(data, (str, os.PathLike)) and not os.fspath(data).startswith("irds:"):
+        from tieaware.io.trec import read_qrels
+
+        return read_qrels(data)
+    return to_qrels(data)
 
 
 def _is_run(scores: Any) -> bool:
@@ -348,7 +365,7 @@ def _separated(rows: _Rows, census_: Census, ref: Any, v: Optional[np.ndarray]) 
 
 
 def _reference_run(ref: Any, run: dict[str, list[tuple[str, Fraction]]]) -> dict[str, dict[str, Fraction]]:
-    r = to_run(ref)
+    r = _run_of(ref)
     out = {q: dict(entries) for q, entries in r.items()}
     for q, entries in run.items():
         docs = {d for d, _ in entries}
@@ -409,7 +426,7 @@ def ties(
     v: Optional[np.ndarray] = None
     run: Optional[dict] = None
     if _is_run(scores):
-        run = to_run(scores)
+        run = _run_of(scores)
         if not run:
             raise bad("scores", "an empty run", "must hold at least one query")
         rows = _run_rows(run)
@@ -439,8 +456,8 @@ def ties(
     if labels is not None:
         ms = measure_list(DEFAULT_MEASURES if measures is None else measures)
         if v is None:
-            labels = to_qrels(labels)
-        ev, broken = _evaluations(scores if v is None else None, v, labels, ms, exact, tie_break)
+            labels = _qrels_of(labels)
+        ev, broken = _evaluations(run if v is None else None, v, labels, ms, exact, tie_break)
         cost = _costs(ev, broken, top)
         if ev.skipped_run:
             notes.append(f"{len(ev.skipped_run)} queries without labels are not in the cost")
@@ -473,7 +490,7 @@ def rounded_scores(scores: Any, fmt: str) -> Any:
         raise bad("fmt", fmt, f"must be one of {', '.join(FORMATS)}")
     if _is_run(scores):
         out = {}
-        for q, entries in to_run(scores).items():
+        for q, entries in _run_of(scores).items():
             row = []
             for d, x in entries:
                 r = round_fraction(x, fmt)
@@ -514,7 +531,7 @@ def verdict_precision(scores_a: Any, scores_b: Any, labels: Any, measures: Any =
         means = []
         for s in (scores_a, scores_b):
             r = rounded_scores(s, fmt)
-            rep = ties(r, labels if not isinstance(r, dict) else to_qrels(labels), k=1, measures=ms, exact=exact)
+            rep = ties(r, labels if not isinstance(r, dict) else _qrels_of(labels), k=1, measures=ms, exact=exact)
             means.append(rep.cost)
         for m in verdicts:
             a, b = means[0][m], means[1][m]
@@ -536,3 +553,41 @@ def verdict_precision(scores_a: Any, scores_b: Any, labels: Any, measures: Any =
         out[m] = answer
     return out
 
+
+
+def _load(path: Any, argument: str) -> Any:
+    """A path as ties() takes it: a ``.npy`` file is a matrix (read without pickles), anything else a run or qrels file."""
+    text = os.fspath(path)
+    if text.endswith(".npy"):
+        try:
+            return np.load(text, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise bad(argument, text, f"is not a readable .npy array ({exc})") from None
+    if not os.path.exists(text) and ":" not in text:
+        raise bad(argument, text, "does not exist")
+    return text
+
+
+def ties_files(
+    run: Any,
+    qrels: Any = None,
+    *,
+    reference: Any = None,
+    **options: Any,
+) -> TieReport:
+    """:func:`ties` of files: *run* a TREC run (or a ``.npy`` score matrix), *qrels* its qrels (for a matrix, a
+    ``.npy`` array of grades of the same shape), *reference* the same run at high precision; *options* as :func:`ties`."""
+    scores = _load(run, "RUN")
+    labels = None if qrels is None else _load(qrels, "QRELS")
+    ref = None if reference is None else _load(reference, "--reference")
+    for given, value, name in ((qrels, labels, "QRELS"), (reference, ref, "--reference")):
+        if value is not None and isinstance(scores, np.ndarray) != isinstance(value, np.ndarray):
+            raise bad(name, os.fspath(given), "must be a .npy array for a .npy matrix, and a TREC file for a run")
+    try:
+        return ties(scores, labels, reference_scores=ref, **options)
+    except TieawareError as exc:  # name the command's arguments, not the function's
+        message = str(exc)
+        for name, flag_ in (("reference_scores", "--reference"), ("tie_break", "--tie-break"), ("measures", "-m"), ("labels", "QRELS"), ("scores", "RUN")):
+            if message.startswith(name):
+                raise TieawareError(flag_ + message[len(name) :]) from None
+        raise
