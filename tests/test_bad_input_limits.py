@@ -46,3 +46,21 @@ def test_one_long_line_claims_no_million_documents(qrels, tmp_path, capsys):
     assert main(["eval", qrels, str(run), "-j", "1"]) == 2
     _, err = capsys.readouterr()
     assert "documents may take a while" not in err and len(err.splitlines()) == 1
+
+
+def test_float_spread_of_a_query_that_cannot_move_is_zero(tmp_path):
+    """AP on 60 documents in ties of equal labels only: every tie-breaking gives one value; its sd is 0.0, not ~1e-11."""
+    from tieaware.io.columns import prepare, read_table
+    from tieaware.runs.comparison import spread
+    from tieaware.runs.parts import query_spreads
+    from tieaware.model.names import parse
+
+    qrels = "".join(f"q1 0 d{d} {1 if d % 3 == 0 else 0}\n" for d in range(60))
+    run = "".join(f"q1 Q0 d{d} {d} {(d // 6) * 2 + (1 if d % 3 == 0 else 0)} r\n" for d in range(60))
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    p = prepare(read_table(str(tmp_path / "q"), "qrels"), read_table(str(tmp_path / "r"), "run"))
+    ms = (parse("AP"), parse("nDCG"), parse("RR"))
+    stats = query_spreads(p, ms, exact=False)["q1"]
+    assert all(s.variance == 0.0 and s.worst == s.best for s in stats.values())
+    assert spread({"q1": stats}, [str(m) for m in ms], exact=False)["AP"].sd_mean == 0.0

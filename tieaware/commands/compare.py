@@ -205,13 +205,6 @@ def _systems(args: argparse.Namespace) -> int:
         raise bad("--baseline", args.baseline, "must name each baseline once")
     if args.ci is not None:
         check_ci(args.ci, "--ci")
-    if not 0 < args.alpha < 1:
-        raise bad("--alpha", args.alpha, "must be strictly between 0 and 1")
-    for name, value, least in (("--resamples", args.resamples, 1), ("--seed", args.seed, 0), ("--max-outcomes", args.max_outcomes, 1)):
-        if value < least:
-            raise bad(name, value, f"must be an int >= {least}")
-    if args.samples is not None and args.samples < 0:
-        raise bad("--samples", args.samples, "must be an int >= 0")
     if args.plot:
         import importlib.util
 
@@ -286,12 +279,24 @@ def _emit(text: str, args: argparse.Namespace) -> None:
         raise
 
 
+def _check_tests(args: argparse.Namespace) -> None:
+    """The test options' values, refused whatever the mode (two runs ignore them, but a bad one is a mistake)."""
+    if not 0 < args.alpha < 1:  # nan fails both comparisons
+        raise bad("--alpha", args.alpha, "must be strictly between 0 and 1")
+    for name, value, least in (("--resamples", args.resamples, 1), ("--seed", args.seed, 0), ("--max-outcomes", args.max_outcomes, 1)):
+        if value < least:
+            raise bad(name, value, f"must be an int >= {least}")
+    if args.samples is not None and args.samples < 0:
+        raise bad("--samples", args.samples, "must be an int >= 0")
+
+
 def run(args: argparse.Namespace) -> int:
     if args.digits < 0:
         raise bad("--digits", args.digits, "must be an int >= 0")
     if args.max_support < 1:
         raise bad("--max-support", args.max_support, "must be an int >= 1")
     _check_output(args)
+    _check_tests(args)
     tie_break = getattr(args, "tie_break", None)
     if _leaderboard_wanted(args):
         if tie_break is not None:

@@ -92,6 +92,10 @@ def run(args: argparse.Namespace) -> int:
     pythons = _pythons(args.python)
     if args.jobs < 1:
         raise bad("--jobs", args.jobs, "must be at least 1")
+    if args.max_size < 1:
+        raise bad("--max-size", args.max_size, "must be an int >= 1 (documents in a tie structure)")
+    if args.max_examples < 0:
+        raise bad("--max-examples", args.max_examples, "must be an int >= 0")
     rows = run_all(libraries=args.library, pythons=pythons, max_size=args.max_size, max_examples=args.max_examples, progress=True, jobs=args.jobs)
     text = table(rows)
     if args.markdown or args.format == "markdown":

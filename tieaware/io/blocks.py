@@ -178,6 +178,10 @@ def _run_id(block: bytes) -> Optional[str]:
 
 def parse_block(block: bytes, before: int, kind: str, name: str) -> tuple[np.ndarray, ...]:
     """(qid, docno, value, line) arrays of a block of whole lines: by numpy when it is well formed, else line by line."""
+    nul = block.find(b"\0")
+    if nul >= 0:  # trec_eval stops reading a field at a NUL (and crashes on some): which text was meant is a guess
+        line = before + block.count(b"\n", 0, nul) + 1
+        raise TieawareError(f"{name}:{line}: holds a NUL byte (\\0); TREC text has none")
     if not block.isascii():
         try:
             block.decode("utf-8")

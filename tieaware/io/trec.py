@@ -166,6 +166,14 @@ def _read(source: Source, parse, default_name: str):
         return parse(lines, name)
 
 
+def _source(source: Any, argument: str) -> None:
+    """Refuse what is neither a path, ``-`` nor an open file (None, a number, a dict)."""
+    if not (isinstance(source, (str, bytes, os.PathLike)) or hasattr(source, "read")):
+        from tieaware.model.errors import bad
+
+        raise bad(argument, source, "must be a path, '-' (stdin) or an open file")
+
+
 def read_qrels(source: Source) -> Qrels:
     """Read a qrels file from a path or an open text file; see :func:`parse_qrels`.
 
@@ -173,6 +181,7 @@ def read_qrels(source: Source) -> Qrels:
     >>> read_qrels(io.StringIO("q1 0 d1 1\\n"))
     {'q1': {'d1': Fraction(1, 1)}}
     """
+    _source(source, "source")
     return _read(source, parse_qrels, "<qrels>")
 
 
@@ -183,6 +192,7 @@ def read_run(source: Source) -> Run:
     >>> read_run(io.StringIO("q1 Q0 d1 1 2 r\\n"))
     {'q1': [('d1', Fraction(2, 1))]}
     """
+    _source(source, "source")
     return _read(source, parse_run, "<run>")
 
 

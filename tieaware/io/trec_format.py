@@ -523,6 +523,9 @@ def read_zscores(source: Any) -> dict[tuple[str, str], tuple[float, float]]:
         if len(columns) != 4:
             raise TieawareError(f"{name}:{number}: expected 4 columns (qid measure mean sd), got {len(columns)}")
         qid, meas, mean, sd = columns
+        for field in (mean, sd):  # trec_eval's atof reads "abc" as 0 and "0.5x" as 0.5: a typo would pass unseen
+            if not re.fullmatch(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf(?:inity)?)", field, re.IGNORECASE):
+                raise TieawareError(f"{name}:{number}: {field!r} is not a number (qid measure mean sd)")
         out[qid, meas] = (_atof_double(mean), _atof_double(sd))
     return out
 

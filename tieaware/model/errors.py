@@ -46,6 +46,8 @@ def shown(value: object) -> str:
         digits -= n < 10 ** (digits - 1)
         return f"an int of {digits} digits"
     text = repr(value)
+    if "\n" in text:  # a numpy array's repr spans lines: one line in a message
+        text = " ".join(text.split())
     if len(text) <= MAX_SHOWN:
         return text
     return f"{text[: MAX_SHOWN - 60]} ... {text[-20:]} ({len(text)} characters in all)"

@@ -97,6 +97,11 @@ def from_string(text: str) -> list[Union[str, tuple[str, ...]]]:
             ranking.append(token)
     if group is not None:
         raise bad("text", text, "has a '(' without a matching ')'")
+    seen: set[str] = set()
+    for item in (i for entry in ranking for i in (entry if isinstance(entry, tuple) else (entry,))):
+        if item in seen:
+            raise bad("text", text, f"names {item!r} twice (a ranking holds each item once)")
+        seen.add(item)
     return ranking
 
 

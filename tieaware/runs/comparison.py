@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
@@ -405,7 +406,29 @@ def _array_spread(prepared: Any, ms: Sequence[Measure], progress: bool) -> dict[
             worst, best, var = (np.concatenate(c).tolist() for c in columns[str(m)])
             for q, lo, hi, v in zip(prepared.qids, worst, best, var):
                 per_query[q][str(m)] = QueryStats(None, lo, hi, v)
+    for i in np.flatnonzero(_fixed_queries(prepared)).tolist():
+        # every ordering gives the same ranking of labels: the variance is 0, not the float sum's cancellation (~1e-11)
+        stats = per_query[prepared.qids[i]]
+        for key, s in stats.items():
+            stats[key] = dataclasses.replace(s, variance=0.0)
     return per_query
+
+
+def _fixed_queries(prepared: Any) -> Any:
+    """Which queries no tie-breaking changes: every tie group's documents share label, judged and negative flags."""
+    import numpy as np
+
+    key = prepared.label.astype(np.int64) * 4
+    if prepared.judged is not None:
+        key = key + 2 * prepared.judged.astype(np.int64)
+    if prepared.negative is not None:
+        key = key + prepared.negative.astype(np.int64)
+    n = len(prepared.qids)
+    if not prepared.rows:
+        return np.ones(n, dtype=bool)
+    starts = prepared.group_start
+    mixed = np.minimum.reduceat(key, starts) != np.maximum.reduceat(key, starts)
+    return np.bincount(prepared.query[starts][mixed], minlength=n) == 0
 
 
 def _total(values: Sequence[Any]) -> Any:
