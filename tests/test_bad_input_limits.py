@@ -64,3 +64,82 @@ def test_float_spread_of_a_query_that_cannot_move_is_zero(tmp_path):
     stats = query_spreads(p, ms, exact=False)["q1"]
     assert all(s.variance == 0.0 and s.worst == s.best for s in stats.values())
     assert spread({"q1": stats}, [str(m) for m in ms], exact=False)["AP"].sd_mean == 0.0
+
+
+def test_vectors_refuses_a_folder_it_cannot_make_before_any_work(tmp_path, capsys, monkeypatch):
+    import tieaware.vectors.generate as gen
+
+    def never(*args, **kwargs):
+        raise AssertionError("generation started before --out was checked")
+
+    monkeypatch.setattr(gen, "build", never)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["vectors", "--out", str(blocker / "sub"), "--family", "precision"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("tieaware vectors: error: --out cannot be created") and len(err.splitlines()) == 1
+    assert not (blocker / "sub").exists()
+
+
+def _files(tmp_path):
+    q, r, r2 = tmp_path / "q", tmp_path / "r", tmp_path / "r2"
+    q.write_text(QRELS)
+    r.write_text(RUN)
+    r2.write_text(RUN)
+    return str(q), str(r), str(r2)
+
+
+def _one_line_error(capsys, argv, text):
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and text in err, err
+
+
+@pytest.mark.parametrize("plot, text", [("nodir/x.png", "folder that does not exist"), ("x.xyz", "format matplotlib does not write"), ("x", "needs a file name ending"), ("/dev/null", "")])
+def test_plot_is_checked_before_any_work(tmp_path, capsys, monkeypatch, plot, text):
+    pytest.importorskip("matplotlib")
+    import tieaware.runs.board_stream as board
+
+    monkeypatch.setattr(board, "compare_systems_files", lambda *a, **k: pytest.fail("work started before --plot was checked"))
+    monkeypatch.chdir(tmp_path)
+    q, r, r2 = _files(tmp_path)
+    _one_line_error(capsys, ["compare", q, r, r2, "--plot", plot], text or "--plot")
+
+
+@pytest.mark.parametrize("option", [["--alpha", "2"], ["--alpha", "nan"], ["--resamples", "0"], ["--samples", "-1"]])
+def test_two_run_compare_refuses_bad_test_options(tmp_path, capsys, option):
+    q, r, r2 = _files(tmp_path)
+    _one_line_error(capsys, ["compare", q, r, r2, *option], option[0])
+
+
+def test_conformance_refuses_max_size_0(capsys):
+    _one_line_error(capsys, ["conformance", "--max-size", "0"], "--max-size must be an int >= 1")
+
+
+@pytest.mark.parametrize("qrels", [b"q1 0 a\x00b 1\n", b"q1 0 a 1\x00\n"])
+def test_nul_bytes_are_refused_naming_file_and_line(tmp_path, capsys, qrels):
+    q, r, _ = _files(tmp_path)
+    (tmp_path / "q").write_bytes(b"q2 0 c 1\n" + qrels)
+    _one_line_error(capsys, ["eval", q, r], f"{q}:2: holds a NUL byte")
+
+
+@pytest.mark.parametrize("line", ["q1 map abc 0.1", "q1 map 0.5x 0.1", "q1 map 0.5 -"])
+def test_malformed_zscore_line_is_refused(tmp_path, capsys, line):
+    q, r, _ = _files(tmp_path)
+    z = tmp_path / "z"
+    z.write_text("q1 map 0.5 0.1\n" + line + "\n")
+    _one_line_error(capsys, ["eval", q, r, "--format", "trec", "-Z", str(z), "-m", "map"], f"{z}:2:")
+
+
+def test_api_bad_inputs_name_the_argument():
+    import numpy as np
+
+    import tieaware
+    from tieaware.model.errors import bad
+
+    for call in (lambda: tieaware.read_qrels(None), lambda: tieaware.read_run(None)):
+        with pytest.raises(tieaware.TieawareError, match="source must be a path"):
+            call()
+    with pytest.raises(tieaware.TieawareError, match="names 'a' twice"):
+        tieaware.rbo_ranking("a a")
+    assert "\n" not in str(bad("scores", np.zeros((3, 4)), "must be x"))

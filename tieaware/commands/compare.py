@@ -210,6 +210,7 @@ def _systems(args: argparse.Namespace) -> int:
 
         if importlib.util.find_spec("matplotlib") is None:
             raise bad("--plot", args.plot, "needs matplotlib, which is not installed: pip install 'tieaware[plots]'")
+        _check_plot(args.plot)
     # every run partitioned by one query hash into temporary files, partition k of every run evaluated
     # together in --jobs processes, the per-query values gathered (tieaware.runs.board_stream): bounded memory,
     # the results of compare_prepared on the runs read whole
@@ -277,6 +278,26 @@ def _emit(text: str, args: argparse.Namespace) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _check_plot(path: str) -> None:
+    """--plot's file, before any work: a format matplotlib writes, named by the extension, in a folder that exists
+    and is writable, and not a device or other special file (a plot goes to a regular file only)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    extension = os.path.splitext(path)[1].lower().lstrip(".")
+    if not extension:
+        raise bad("--plot", path, f"needs a file name ending in a format, such as board.png ({', '.join(sorted(formats))})")
+    if extension not in formats:
+        raise bad("--plot", path, f"has a format matplotlib does not write (it writes {', '.join(sorted(formats))})")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise bad("--plot", path, f"is in a folder that does not exist ({folder})")
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise bad("--plot", path, "is not a regular file (a plot is written to a file)")
+    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise bad("--plot", path, "cannot be written (no permission)")
 
 
 def _check_tests(args: argparse.Namespace) -> None:

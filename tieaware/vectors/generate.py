@@ -455,6 +455,40 @@ def write(document: dict[str, Any], path: str) -> None:
         f.write("{\n" + body + "\n}\n")
 
 
+def _make_directories(out_dir: str) -> list[str]:
+    """Make *out_dir* and its missing parents; return those made (outermost first), or refuse naming the folder."""
+    from tieaware.model.errors import bad
+
+    missing = []
+    path = os.path.abspath(out_dir)
+    while not os.path.exists(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    made: list[str] = []
+    try:
+        for folder in reversed(missing):
+            os.mkdir(folder)
+            made.append(folder)
+    except OSError as exc:
+        _remove_directories(made)
+        raise bad("--out", out_dir, f"cannot be created ({exc.strerror or exc})") from None
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        _remove_directories(made)
+        raise bad("--out", out_dir, "cannot be written (no permission)")
+    return made
+
+
+def _remove_directories(made: list[str]) -> None:
+    for folder in reversed(made):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass
+
+
 def generate(out_dir: str, families: Optional[Sequence[str]] = None, progress: bool = False) -> list[str]:
     """Write ``FAMILY.json`` for each family into *out_dir*; return the paths written."""
     from tieaware.model.errors import bad
@@ -465,7 +499,12 @@ def generate(out_dir: str, families: Optional[Sequence[str]] = None, progress: b
             raise bad("family", name, f"is not one of {sorted(FAMILIES)}")
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise bad("--out", out_dir, "must be a directory, not an existing file")
-    documents = [(name, build(FAMILIES[name], progress)) for name in names]  # all work first: no partial corpus
+    created = _make_directories(out_dir)  # before the work: a folder that cannot be made is known at once
+    try:
+        documents = [(name, build(FAMILIES[name], progress)) for name in names]  # all work first: no partial corpus
+    except BaseException:
+        _remove_directories(created)  # nothing left behind, on an error or Ctrl-C
+        raise
     paths = [os.path.join(out_dir, f"{name}.json") for name in names]
     temporary = [f"{path}.tmp-{os.getpid()}" for path in paths]
     try:
