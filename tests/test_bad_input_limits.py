@@ -143,3 +143,17 @@ def test_api_bad_inputs_name_the_argument():
     with pytest.raises(tieaware.TieawareError, match="names 'a' twice"):
         tieaware.rbo_ranking("a a")
     assert "\n" not in str(bad("scores", np.zeros((3, 4)), "must be x"))
+
+
+@pytest.mark.parametrize("column", ["query_id", "doc_id"])
+def test_parquet_id_column_of_lists_is_one_line(tmp_path, capsys, column):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    data = {"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 2.0]}
+    data[column] = [[v] for v in data[column]]
+    path = tmp_path / "run.parquet"
+    pq.write_table(pa.table(data), path)
+    q, _, _ = _files(tmp_path)
+    for fmt in ("table", "trec"):
+        _one_line_error(capsys, ["eval", q, str(path), "--format", fmt], f"{path}: column {column!r} must hold text or integers, got list<")

@@ -194,7 +194,10 @@ def _arrow_ids(column: Any, what: str, name: str, first_row: int) -> np.ndarray:
     if pa.types.is_integer(column.type):
         return decimal_text(column.to_numpy())
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        column = pc.cast(column, pa.large_string())
+        try:
+            column = pc.cast(column, pa.large_string())
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # lists, structs, binary that is not text
+            raise TieawareError(f"{name}: column {what!r} must hold text or integers, got {column.type}") from None
     if not isinstance(column, pa.ChunkedArray):
         column = pa.chunked_array([column])
     parts = []
