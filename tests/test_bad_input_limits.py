@@ -157,3 +157,21 @@ def test_parquet_id_column_of_lists_is_one_line(tmp_path, capsys, column):
     q, _, _ = _files(tmp_path)
     for fmt in ("table", "trec"):
         _one_line_error(capsys, ["eval", q, str(path), "--format", fmt], f"{path}: column {column!r} must hold text or integers, got list<")
+
+
+def test_evaluate_matrix_speaks_of_rows():
+    import warnings
+
+    import tieaware
+
+    with pytest.raises(tieaware.TieawareError, match="no relevant .* column in any row"):
+        tieaware.evaluate_matrix([[1.0, 2.0], [3.0, 4.0]], [set(), set()], "P@1")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = tieaware.evaluate_matrix([[1.0, 2.0], [3.0, 4.0]], [{1}, set()], "P@1")
+    assert ev.skipped_run == ("1",) and ev.mean["P@1"] == 1.0
+    assert len(caught) == 1 and "1 of 2 rows (1)" in str(caught[0].message) and "empty_rows='zero'" in str(caught[0].message)
+    ev = tieaware.evaluate_matrix([[1.0, 2.0], [3.0, 4.0]], [{1}, set()], "P@1", empty_rows="zero")
+    assert ev.skipped_qrels == ("1",) and ev.mean["P@1"] == 0.5
+    with pytest.raises(tieaware.TieawareError, match="empty_rows"):
+        tieaware.evaluate_matrix([[1.0]], [{0}], "P@1", empty_rows="drop")

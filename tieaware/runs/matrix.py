@@ -30,6 +30,7 @@ def evaluate_matrix(
     mask: Any = None,
     exact: bool = False,
     spread: bool = False,
+    empty_rows: str = "skip",
 ) -> Evaluation:
     """Evaluate a queries × candidates score matrix, tie-aware; the same :class:`Evaluation` as :func:`tieaware.evaluate`.
 
@@ -51,6 +52,15 @@ def evaluate_matrix(
     tie-breakings (:attr:`Evaluation.per_query_spread`) and the means'
     (:attr:`Evaluation.spread`).
 
+    *empty_rows*: a row with no relevant column (an empty set, no judged
+    cell) is left out of the means (``"skip"``, the default, trec_eval's
+    convention: listed in :attr:`Evaluation.skipped_run`, with one warning
+    naming the rows), or counted as 0 in them (``"zero"``, the recommender
+    convention: every row is a user, and a user with nothing to find scores
+    0; the rows are then in :attr:`Evaluation.skipped_qrels`, as trec_eval's
+    ``-c`` counts a judged query missing from the run).  No row with a
+    relevant column at all is an error.
+
     Beware: a list of lists shaped like *scores* is read as grades; pass sets
     (or lists of another length) for column indices.
     """
@@ -66,6 +76,27 @@ def evaluate_matrix(
     from tieaware.runs.engine import SUPPORTED
 
     zeros = not (plain and all(m.name in SUPPORTED for m in ms))  # grade-0 judgements matter to Judged@k and Bpref only
+    if empty_rows not in ("skip", "zero"):
+        from tieaware.model.errors import bad
+
+        raise bad("empty_rows", empty_rows, "must be 'skip' (left out of the means) or 'zero' (counted as 0)")
     prepared = prepare_matrix(scores, labels, mask, depth=depth, zeros=zeros)
+    rows = len(prepared.qids) + len(prepared.skipped_run)
+    if not prepared.qids:
+        from tieaware.model.errors import bad
+
+        raise bad("labels", f"{rows} rows", "name no relevant (or judged) column in any row: there is nothing to evaluate")
     part = evaluate_part(prepared, ms, exact=exact, spread=spread)
+    empty = list(prepared.skipped_run)
+    if empty and empty_rows == "skip":
+        import warnings
+
+        shown = ", ".join(empty[:5]) + (", ..." if len(empty) > 5 else "")
+        warnings.warn(
+            f"evaluate_matrix: {len(empty)} of {rows} rows ({shown}) have no relevant column and are left out of the means "
+            "(Evaluation.skipped_run); empty_rows='zero' counts them as 0, as recommender evaluation does",
+            stacklevel=2,
+        )
+    if empty and empty_rows == "zero":
+        return combine([part], ms, exact=exact, complete=True, skipped_run=(), skipped_qrels=empty).tied
     return combine([part], ms, exact=exact).tied
