@@ -207,3 +207,18 @@ def test_an_implementation_enumerating_tie_groups_meets_the_worker_limit_not_the
     assert any("memory limit" in text for text in failures), failures
     # the checker's own process grew by far less than the worker's limit (kB)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 150_000
+
+
+def test_cli_importing_tieaware_in_the_implementation_is_no_change(tmp_path):
+    """A fresh process: the module's `from tieaware import fast` sets tieaware.fast, a submodule, not a patch."""
+    import subprocess
+
+    (tmp_path / "plain_import.py").write_text(
+        "from tieaware import fast, from_scores\ndef ap(scores, labels):\n    return fast.average_precision(from_scores(scores, labels))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "tieaware", "check", "plain_import:ap", "AP", "--max-examples", "0", "--max-size", "2"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "undone" not in done.stderr and "conforms" in done.stdout

@@ -35,6 +35,7 @@ import contextlib
 import os
 import signal
 import time
+import types
 from collections.abc import Callable, Iterator
 from typing import Any, Optional
 
@@ -134,6 +135,8 @@ def kept_tieaware() -> Iterator[list[str]]:
             if not isinstance(namespace, dict):
                 continue
             for key in [k for k in namespace if k not in before]:
+                if isinstance(namespace[key], types.ModuleType):
+                    continue  # a submodule imported meanwhile (`from tieaware import fast` sets tieaware.fast)
                 changed.append(f"{name}.{key}")
                 del namespace[key]
             for key, value in before.items():
