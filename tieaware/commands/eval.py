@@ -392,11 +392,15 @@ def _trec_cells(args: argparse.Namespace, result: Any, measures: tuple, more: An
         return {}
     ours = [m for m in measures if trec_name(m, args.level) is not None and m.aggregate != "sum"]
     wanted, cells = [], {}
+    def close(value: Any) -> bool:
+        # an irrational exact value (nDCG) is never a rounding half: not worth an interval evaluation per query
+        return (isinstance(value, float) or is_rational(value)) and near_half(nearest_float(value), digits)
+
     for m in ours:
         key = str(m)
         mean = trec.mean[key]
-        unsure = not missing(mean) and near_half(nearest_float(mean), digits)
-        rows = [q for q in trec.queries if args.per_query and not missing(trec.per_query[q][key]) and near_half(nearest_float(trec.per_query[q][key]), digits)]
+        unsure = not missing(mean) and close(mean)
+        rows = [q for q in trec.queries if args.per_query and not missing(trec.per_query[q][key]) and close(trec.per_query[q][key])]
         if (unsure or rows) and emulated(m):
             wanted.append(m)
         if unsure:
@@ -768,7 +772,7 @@ def _trec_eval_layout(args: argparse.Namespace, spec: TrecMeasures, measures: tu
             n = len(prepared.skipped_qrels)
             raise bad("run", sorted(prepared.skipped_run)[:5], f"has no query that appears in the qrels ({n} judged)")
     tally = completeness(prepared, qrels_table)
-    layout = dict(show_queries=args.per_query, summary=not args.no_summary, complete=args.complete, level=args.level, digits=args.digits, zscores=zscores)
+    layout = dict(show_queries=args.per_query, summary=not args.no_summary, complete=args.complete, level=args.level, digits=args.digits, zscores=zscores, memo={})
     doubles = None
     if measures and (tie_break == "trec_eval" or (tie_break is None and restricted)):
         from tieaware.runs.parts import trec_eval_doubles
@@ -815,7 +819,7 @@ def _trec_eval_layout_streamed(args: argparse.Namespace, measures: tuple, common
 
         full = completeness(SimpleNamespace(qids=(), skipped_qrels=()), qrels_table)  # the relevant judgements
         judged = Completeness(judged_queries=len(result.queries) + len(result.skipped_qrels), judged_relevant=full.judged_relevant)
-        layout = dict(show_queries=args.per_query, summary=not args.no_summary, complete=args.complete, level=args.level, digits=args.digits, zscores=zscores)
+        layout = dict(show_queries=args.per_query, summary=not args.no_summary, complete=args.complete, level=args.level, digits=args.digits, zscores=zscores, memo={})
         doubles = None
         if tie_break == "trec_eval":
             doubles = {q: dict(v) for q, v in combined.doubles.items()}

@@ -580,6 +580,7 @@ def render(
     relstring: Optional[tuple[str, Mapping[str, str]]] = None,
     zscores: Optional[Mapping[tuple[str, str], tuple[float, float]]] = None,
     doubles: Optional[Mapping[str, Mapping[str, float]]] = None,
+    memo: Optional[dict] = None,
 ) -> str:
     """trec_eval's output for *measures* over the queries of *per_query* ({qid: {str(measure): value}}).
 
@@ -597,7 +598,7 @@ def render(
     num_ret               \tall\t2
     P_1                   \tall\t0.5000
     """
-    return _render(measures, per_query, tally, show_queries, summary, complete, level, digits, runid, relstring, zscores, doubles, None)
+    return _render(measures, per_query, tally, show_queries, summary, complete, level, digits, runid, relstring, zscores, doubles, None, memo)
 
 
 def unsure(
@@ -612,6 +613,7 @@ def unsure(
     digits: int = 4,
     zscores: Optional[Mapping[tuple[str, str], tuple[float, float]]] = None,
     doubles: Optional[Mapping[str, Mapping[str, float]]] = None,
+    memo: Optional[dict] = None,
 ) -> tuple[Measure, ...]:
     """The measures :func:`render` would print a value of within 10^-9 (relative) of a rounding half.
 
@@ -625,7 +627,7 @@ def unsure(
     ['SetF']
     """
     found: set[str] = set()
-    _render(measures, per_query, tally, show_queries, summary, complete, level, digits, None, None, zscores, doubles, found)
+    _render(measures, per_query, tally, show_queries, summary, complete, level, digits, None, None, zscores, doubles, found, memo)
     return tuple(m for m in measures if str(m) in found)
 
 
@@ -675,6 +677,7 @@ def _render(
     zscores: Optional[Mapping[tuple[str, str], tuple[float, float]]],
     doubles: Optional[Mapping[str, Mapping[str, float]]],
     found: Optional[set],
+    memo: Optional[dict] = None,
 ) -> str:
     from tieaware.io.trec_doubles import emulated, nan_text
 
@@ -696,18 +699,18 @@ def _render(
     z = zscores is not None
     zqids = {q for q, _ in zscores} if zscores is not None else set()
 
-    doubled: dict[tuple[str, str], float] = {}  # each value turned into a double once (-q prints it, the mean sums it)
+    # each value turned into a double once (-q prints it, the mean sums it; unsure() and render() share *memo*)
+    doubled: dict[tuple[str, str], float] = {} if memo is None else memo
     keys = {id(m): str(m) for m in measures}  # each measure's name, made once, not once a query
 
     def raw(m: Measure, q: str) -> float:
         """The per-query double trec_eval holds: the value, or log(max(v, 0.00001)) for the geometric means."""
         key = (q, keys[id(m)])
-        value = doubled.get(key)
+        value = given.get(q, {}).get(key[1])  # trec_eval's own double, when given
         if value is None:
-            value = given.get(q, {}).get(key[1])
+            value = doubled.get(key)
             if value is None:
-                value = _double(per_query[q][key[1]])
-            doubled[key] = value
+                value = doubled[key] = _double(per_query[q][key[1]])
         if m.aggregate == "gm":
             value = math.log(max(value, _GEO_FLOOR))
         return _zscore(value, q, trec_name(m, lvl) or keys[id(m)], zscores, zqids) if z else value
