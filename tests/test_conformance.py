@@ -134,6 +134,14 @@ def test_the_rule_names_are_the_presets_names():
     assert tie_presets.RULES == tie_rules.RULES and all(rule in tie_presets.PRESETS for rule in tie_rules.RULES)
 
 
+def test_peers_checked_in_parallel_jobs_give_the_rows_one_job_gives():
+    """--jobs 2: each check still runs the implementation in its own worker process (no daemonic pool)."""
+    peers = [Peer("mine", "mine", "stable ap", "AP", STABLE_AP), Peer("mine", "mine", "ap", "AP", RIGHT_AP)]
+    rows = run_all(peers, max_size=2, max_examples=3, jobs=2)
+    assert [r.status for r in rows] == [DIFFERS, CONFORMS], [r.note for r in rows]
+    assert tie_rule(rows[0]) == "input (up to 65)"
+
+
 def test_unknown_library_is_refused():
     with pytest.raises(TieawareError, match=r"library is not one of .*got 'trec_eval'"):
         run_all(libraries=["trec_eval"])

@@ -302,9 +302,12 @@ def run_all(
     if jobs <= 1 or len(tasks) <= 1:
         return [_check_task(t) for t in bar(tasks, progress, "peers", len(tasks))]
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:  # rows come back in PEERS order
-        return list(bar(pool.imap(_check_task, tasks), progress, "peers", len(tasks)))
+    # Not multiprocessing.Pool: its workers are daemonic, and a daemonic process may not start the
+    # checker's own worker process (every check ran into "daemonic processes are not allowed to have children").
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:  # rows in PEERS order
+        return list(bar(pool.map(_check_task, tasks), progress, "peers", len(tasks)))
 
 
 def _check_task(task: tuple[Peer, Optional[str], int, int]) -> Row:
