@@ -39,13 +39,9 @@ def render(report: Any, digits: int = DIGITS) -> str:
         lines.append("group sizes: " + ", ".join(f"{s}: {n}" for s, n in c.size_counts.items()))
         lines.append("")
         lines.append("format     tied docs holding it   narrowest (groups, docs)   ties left once rounded (groups, docs)")
-        narrow: dict[str, list[int]] = {}
-        for _, size, fmt in c.groups:
-            entry = narrow.setdefault(fmt, [0, 0])
-            entry[0] += 1
-            entry[1] += size
+        narrow = c.narrowest_counts
         for fmt, held in c.representable.items():
-            g, t = narrow.get(fmt, [0, 0])
+            g, t = narrow.get(fmt, (0, 0))
             rg, rt = c.rounded[fmt]
             lines.append(f"{fmt:<10} {held:>8} ({_pct(held / c.total_tied):>6})    {g:>8}, {t:<10}       {rg:>8}, {rt}")
         for fmt in sorted(f for f in narrow if f not in c.representable):

@@ -133,18 +133,22 @@ def fraction_formats(values: Sequence[Fraction]) -> tuple[np.ndarray, dict[str, 
 
 
 def group_sizes(keys: np.ndarray, query_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Tie groups of rows sorted by query then score: (first row of each group, its size).
+    """The tie groups (two or more rows) of rows sorted by query then score: (first row of each, its size).
 
     *keys*: one value per row, equal exactly when the scores tie; *query_start*: first row of each query.
+    Only the runs of equal neighbours are looked at, so untied rows cost one comparison each.
     """
     n = len(keys)
-    boundary = np.ones(n, dtype=bool)
-    if n > 1:
-        boundary[1:] = keys[1:] != keys[:-1]
-    boundary[query_start[query_start < n]] = True
-    starts = np.flatnonzero(boundary)
-    sizes = np.diff(np.append(starts, n))
-    return starts, sizes
+    if n < 2:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    same = np.empty(n + 1, dtype=np.int8)  # same[i + 1]: row i + 1 ties with row i (same query)
+    same[0] = same[n] = 0
+    np.equal(keys[1:], keys[:-1], out=same[1:n].view(bool))
+    inner = query_start[(query_start > 0) & (query_start < n)]
+    same[inner] = 0
+    edges = np.flatnonzero(same[1:] != same[:-1])  # alternately: a group's first row, its last row
+    starts, ends = edges[0::2], edges[1::2]
+    return starts, ends - starts + 1
 
 
 @dataclass(frozen=True)
@@ -162,12 +166,29 @@ class Census:
     tied_at_k: dict[int, dict[str, Fraction]]
     #: {k: tied positions in every query's top k / all those positions}.
     overall_tied_at_k: dict[int, Fraction]
-    #: Every tie group: (qid, size, narrowest format of its score), best-scored first within a query.
-    groups: tuple[tuple[str, int, str], ...]
+    #: Every tie group, best-scored first within a query: its query's index in :attr:`queries`, its size,
+    #: the narrowest format of its score (arrays; :attr:`groups` as tuples).
+    qids_of_groups: np.ndarray
+    group_size: np.ndarray
+    group_format: np.ndarray
     #: {format: tied documents whose score is exactly representable in it} (formats not nested: counted apart).
     representable: dict[str, int]
     #: {format: (tie groups, tied documents) once every score is rounded to it}: a lower bound on its ties.
     rounded: dict[str, tuple[int, int]]
+
+    @property
+    def groups(self) -> tuple[tuple[str, int, str], ...]:
+        """Every tie group as (qid, size, narrowest format of its score), best-scored first within a query."""
+        return tuple((self.queries[q], s, str(f)) for q, s, f in zip(self.qids_of_groups.tolist(), self.group_size.tolist(), self.group_format))
+
+    @property
+    def narrowest_counts(self) -> dict[str, tuple[int, int]]:
+        """{format: (tie groups, tied documents) for which it is the narrowest}, narrowest first."""
+        out = {}
+        for fmt in sorted(set(self.group_format.tolist()), key=lambda f: (FORMATS.index(f) if f in FORMATS else len(FORMATS), f)):
+            pick = self.group_format == fmt
+            out[fmt] = (int(pick.sum()), int(self.group_size[pick].sum()))
+        return out
 
     @property
     def total_groups(self) -> int:
@@ -180,10 +201,8 @@ class Census:
     @property
     def size_counts(self) -> dict[int, int]:
         """{group size: number of tie groups of that size}."""
-        out: dict[int, int] = {}
-        for _, size, _ in self.groups:
-            out[size] = out.get(size, 0) + 1
-        return dict(sorted(out.items()))
+        sizes, counts = np.unique(self.group_size, return_counts=True)
+        return {int(s): int(n) for s, n in zip(sizes, counts)}
 
 
 def census(
@@ -205,37 +224,36 @@ def census(
     qn = len(qids)
     ends = np.append(query_start[1:], n)
     docs = ends - query_start
-    starts, sizes = group_sizes(keys, query_start)
-    gq = np.searchsorted(query_start, starts, side="right") - 1  # the query of every group
-    tied = sizes > 1
-    t_starts, t_sizes, t_q = starts[tied], sizes[tied], gq[tied]
+    t_starts, t_sizes = group_sizes(keys, query_start)
+    t_q = np.searchsorted(query_start, t_starts, side="right") - 1  # the query of every group
     groups_per_q = np.bincount(t_q, minlength=qn)
     tied_per_q = np.bincount(t_q, weights=t_sizes, minlength=qn).astype(np.int64)
     largest = np.ones(qn, dtype=np.int64)
     if len(t_sizes):
         np.maximum.at(largest, t_q, t_sizes)
     largest = np.where(docs == 0, 0, largest)
-    # tied positions in the top k: rows of tied groups, position within the query < k
-    row_tied = np.repeat(tied, sizes)
-    position = np.arange(n) - np.repeat(query_start, docs)
-    row_q = np.repeat(np.arange(qn), docs)
+    # tied positions in the top k, group by group: a group at positions p .. p+n-1 holds min(p+n, k) - p of them
+    t_pos = t_starts - query_start[t_q]
     tied_at_k: dict[int, dict[str, Fraction]] = {}
     overall: dict[int, Fraction] = {}
     for k in ks:
-        hits = np.bincount(row_q[row_tied & (position < k)], minlength=qn)
+        inside = np.clip(np.minimum(t_pos + t_sizes, k) - t_pos, 0, None)
+        hits = np.bincount(t_q, weights=inside, minlength=qn).astype(np.int64)
         cut = np.minimum(docs, k)
-        tied_at_k[k] = {q: Fraction(int(h), int(c)) if c else Fraction(0) for q, h, c in zip(qids, hits, cut)}
+        tied_at_k[k] = {q: Fraction(int(h), int(c)) if c else Fraction(0) for q, h, c in zip(qids, hits.tolist(), cut.tolist())}
         overall[k] = Fraction(int(hits.sum()), int(cut.sum())) if cut.sum() else Fraction(0)
     if len(t_starts):
         names, held = formats(t_starts)
     else:
         names, held = np.array([], dtype=object), {fmt: np.zeros(0, dtype=bool) for fmt in FORMATS}
-    group_list = tuple((qids[int(q)], int(s), str(f)) for q, s, f in zip(t_q, t_sizes, names))
     representable_counts = {fmt: int(np.sum(t_sizes[held[fmt]])) for fmt in FORMATS}
     rounded = {}
     for fmt, rk in rounded_keys.items():
+        if rk is keys:  # the format holds every given score: the ties are the given ones
+            rounded[fmt] = (len(t_sizes), int(t_sizes.sum()))
+            continue
         _, rs = group_sizes(rk, query_start)
-        rounded[fmt] = (int(np.sum(rs > 1)), int(np.sum(rs[rs > 1])))
+        rounded[fmt] = (len(rs), int(rs.sum()))
     return Census(
         queries=tuple(qids),
         documents={q: int(d) for q, d in zip(qids, docs)},
@@ -244,7 +262,9 @@ def census(
         largest_group={q: int(x) for q, x in zip(qids, largest)},
         tied_at_k=tied_at_k,
         overall_tied_at_k=overall,
-        groups=group_list,
+        qids_of_groups=np.asarray(t_q),
+        group_size=np.asarray(t_sizes),
+        group_format=np.asarray(names, dtype=object),
         representable=representable_counts,
         rounded=rounded,
     )

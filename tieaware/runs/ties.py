@@ -105,7 +105,7 @@ class TieReport:
             "group_sizes": {str(s): n for s, n in c.size_counts.items()},
             "representable": c.representable,
             "representable_share": {f: (n / c.total_tied if c.total_tied else 0.0) for f, n in c.representable.items()},
-            "narrowest": _narrowest_counts(c),
+            "narrowest": {f: {"tie_groups": g, "tied_documents": t} for f, (g, t) in c.narrowest_counts.items()},
             "rounded": {f: {"tie_groups": g, "tied_documents": t} for f, (g, t) in c.rounded.items()},
             "per_query": {
                 q: {
@@ -146,15 +146,6 @@ def _cost_dict(mc: MeasureCost) -> dict[str, Any]:
     return d
 
 
-def _narrowest_counts(c: Census) -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
-    for _, size, fmt in c.groups:
-        entry = out.setdefault(fmt, {"tie_groups": 0, "tied_documents": 0})
-        entry["tie_groups"] += 1
-        entry["tied_documents"] += size
-    return out
-
-
 # ---------------------------------------------------------------- reading the scores
 
 
@@ -189,7 +180,7 @@ def _matrix(scores: Any, argument: str) -> np.ndarray:
         raise bad(argument, f"dtype {s.dtype}", "must hold numbers (a float or integer dtype)")
     if s.dtype.kind in "iu" and s.size and int(np.max(np.abs(s.astype(object)))) > 2**53:
         raise bad(argument, "an integer beyond 2**53", "is not exact as a float64")
-    v = s.astype(np.float64)
+    v = s if s.dtype in (np.float16, np.float32, np.float64) else s.astype(np.float64)  # kept in its dtype: exact
     if not np.isfinite(v).all():
         i, j = np.argwhere(~np.isfinite(v))[0]
         raise bad(argument, f"{v[i, j]} at row {i}, column {j}", "every score must be a finite number (NaN and inf have no place in a ranking)")
@@ -209,22 +200,54 @@ class _Rows:
     order: Optional[np.ndarray] = None  # matrix: the column of every row, row-major
 
 
+def _half_keys(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """float16 scores as uint16 keys ordered as the values (so numpy sorts them by radix), and each key's value."""
+    bits = (v + np.float16(0)).view(np.uint16)  # + 0 turns -0 into +0: equal values, equal keys
+    keys = np.where(bits & 0x8000, ~bits, bits | 0x8000).astype(np.uint16)
+    every = np.arange(2**16, dtype=np.uint32).astype(np.uint16)
+    back = np.where(every & 0x8000, every & 0x7FFF, ~every).astype(np.uint16)
+    with np.errstate(invalid="ignore"):
+        return keys, back.view(np.float16).astype(np.float64)
+
+
+def _by_value(table: np.ndarray, keys: np.ndarray) -> Any:
+    """The formats of the given rows, whose *keys* index *table* (values), computed once per distinct value."""
+
+    def formats(rows: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        distinct, inverse = np.unique(keys[rows], return_inverse=True)
+        names, held = float_formats(table[distinct])
+        return names[inverse], {f: h[inverse] for f, h in held.items()}
+
+    return formats
+
+
 def _matrix_rows(v: np.ndarray, need_order: bool) -> _Rows:
     nq, nc = v.shape
-    if need_order:
-        order = np.argsort(-v, axis=1, kind="stable")
-        keys = np.take_along_axis(v, order, axis=1).reshape(-1)
+    if v.dtype == np.float16:
+        # 16-bit keys: a radix sort, and every format question asked once per distinct value (at most 65,536)
+        half, table = _half_keys(v)
+        order = np.argsort(~half, axis=1, kind="stable") if need_order else None
+        keys = (np.take_along_axis(half, order, axis=1) if order is not None else np.sort(~half, axis=1, kind="stable") ^ np.uint16(0xFFFF)).reshape(-1)
+        formats = _by_value(table, keys)
+        rounded = {}
+        for fmt in FORMATS:
+            if fmt == "bfloat16":
+                _, ids = np.unique(round_to(np.nan_to_num(table, nan=0.0, posinf=0.0, neginf=0.0), fmt), return_inverse=True)  # NaN keys never occur
+                rounded[fmt] = ids.reshape(-1)[keys]
+            else:
+                rounded[fmt] = keys  # float16 values are float32 and float64 values
     else:
-        order = None
-        keys = -np.sort(-v, axis=1).reshape(-1)
-    rounded = {}
-    for fmt in FORMATS:
-        rounded[fmt] = keys if fmt == "float64" else round_to(keys, fmt)  # monotone: the rows stay sorted
+        w = v.astype(np.float64, copy=False)
+        order = np.argsort(-w, axis=1, kind="stable") if need_order else None
+        keys = (np.take_along_axis(w, order, axis=1) if order is not None else -np.sort(-w, axis=1)).reshape(-1)
+        formats = lambda rows: float_formats(keys[rows])  # noqa: E731
+        wide = {np.dtype(np.float32): ("float32", "float64"), np.dtype(np.float64): ("float64",)}.get(v.dtype, ("float64",))
+        rounded = {fmt: keys if fmt in wide else round_to(keys, fmt) for fmt in FORMATS}  # monotone: still sorted
     return _Rows(
         qids=[str(i) for i in range(nq)],
         query_start=np.arange(nq, dtype=np.int64) * nc,
         keys=keys,
-        formats=lambda rows: float_formats(keys[rows]),
+        formats=formats,
         rounded=rounded,
         docs=[],
         order=order,
@@ -341,7 +364,7 @@ def _separated(rows: _Rows, census_: Census, ref: Any, v: Optional[np.ndarray]) 
     from tieaware.runs.tie_census import group_sizes
 
     starts, sizes = group_sizes(rows.keys, rows.query_start)
-    tied = sizes > 1
+    tied = np.ones(len(sizes), dtype=bool)
     if not tied.any():
         return Fraction(0), Fraction(0)
     some = every = 0
