@@ -26,9 +26,11 @@ paired with those R (k of them), fulfilled when p is retrieved and above;
 their count below p is k - min(k, n_p), n_p the kept class's members above
 p, whose expectation is bpref's: n_p = A + X, X uniform on 0..a over the
 orderings (tieaware.fast.trec_measures.capped_sum, theorem ``Bpref``;
-theorem ``prefs_Rnonrel``).  In a relation jg (several sub-groups) the kept
-set must not depend on the ordering: when tied non-relevant documents
-straddle the R-th, tieaware refuses (the reference layer enumerates it).
+theorem ``prefs_Rnonrel``).  In a relation jg (several sub-groups) the
+number of preferences kept can depend on the ordering, when tied
+non-relevant documents straddle the R-th: the ratio is averaged over the
+equally likely choices of the kept ones (:func:`tied_kept_precedes`), and
+refused only when some choices keep no preference (0/0) and others do.
 
 trec_eval's own quirks are kept, as they do not depend on the ordering:
 Rnonrel's R >= N branch adds R·(R - N) possible preferences (R the jg's
@@ -51,6 +53,8 @@ Fraction(1, 1)
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -60,7 +64,9 @@ from tieaware.fast.trec_measures import capped_sum
 from tieaware.model.errors import TieawareError
 from tieaware.model.prefs import JudgmentGroup, PreferenceQuery
 
-__all__ = ["PREFS_MEASURES", "LONG_MEASURES", "order_probability", "tied_pair_share", "kept_below", "prefs_measures"]
+__all__ = [
+    "PREFS_MEASURES", "LONG_MEASURES", "order_probability", "tied_pair_share", "kept_below", "tied_kept_precedes", "prefs_measures",
+]  # fmt: skip
 
 #: trec_eval's preference measures, in its order (measures.c, "all_prefs").
 PREFS_MEASURES = (
@@ -174,16 +180,16 @@ def _divide(a: Any, b: Any) -> Any:
 
 
 def _rnonrel(jg: JudgmentGroup, c: _Counts, ranks: _Ranks, retrieved_only: bool, number: Callable[[Any], Any]) -> Any:
-    """(fulfilled, possible) of prefs_avgjg_Rnonrel (or _ret) for one jg."""
+    """prefs_avgjg_Rnonrel's (or _ret's) expected ratio, fulfilled over possible, for one jg."""
     big_r = c.rel_ret if retrieved_only else len(jg.relevant)
     big_n = c.nonrel_ret if retrieved_only else len(jg.nonrelevant)
     if big_r >= big_n:  # every counted preference kept, and R - N non-relevant successes added per relevant one
         if retrieved_only:
-            return c.ful_ret + number(c.rel_ret * (big_r - big_n)), c.poss_ret + len(jg.relevant) * (big_r - big_n)
-        return c.ful() + number(c.rel_ret * (big_r - big_n)), c.poss() + len(jg.relevant) * (big_r - big_n)
+            return _divide(c.ful_ret + number(c.rel_ret * (big_r - big_n)), c.poss_ret + len(jg.relevant) * (big_r - big_n))
+        return _divide(c.ful() + number(c.rel_ret * (big_r - big_n)), c.poss() + len(jg.relevant) * (big_r - big_n))
     if jg.relation:
         return _rnonrel_relation(jg, ranks, retrieved_only, number)
-    return _rnonrel_classes(jg, ranks, big_r, retrieved_only, number)
+    return _divide(*_rnonrel_classes(jg, ranks, big_r, retrieved_only, number))
 
 
 def _rnonrel_classes(jg: JudgmentGroup, ranks: _Ranks, big_r: int, retrieved_only: bool, number: Callable[[Any], Any]) -> Any:
@@ -221,17 +227,71 @@ def _rnonrel_classes(jg: JudgmentGroup, ranks: _Ranks, big_r: int, retrieved_onl
 
 
 def _rnonrel_relation(jg: JudgmentGroup, ranks: _Ranks, retrieved_only: bool, number: Callable[[Any], Any]) -> Any:
+    """Rnonrel's ratio for a jg with sub-groups: the non-relevant documents past the first num_rel left out."""
     kept_count = len(jg.relevant)  # trec_eval's recomputation keeps num_rel non-relevant ones, also in _ret
     nonrel = sorted((d for d in jg.nonrelevant if not retrieved_only or ranks.ret(d)), key=lambda d: ranks.order[d])
-    kept = set(nonrel[:kept_count])
+    straddle = None
     if 0 < kept_count < len(nonrel):
         first_out, last_in = nonrel[kept_count], nonrel[kept_count - 1]
         if ranks.ret(first_out) and ranks.ret(last_in) and ranks.group[first_out] == ranks.group[last_in]:
-            raise TieawareError(
-                f"prefs_avgjg_Rnonrel{'_ret' if retrieved_only else ''} of judgment group {jg.name!r} with sub-groups: "
-                "tied non-relevant documents straddle the last one kept, and which are kept depends on the ordering; "
-                "no closed form: use --layer reference (small runs) or --tie-break trec_eval"
+            straddle = ranks.group[first_out]
+    if straddle is None:  # the kept ones are the same in every ordering
+        return _divide(*_kept_prefs(jg, ranks, set(nonrel[:kept_count]), retrieved_only, number, lambda x, y: ranks.before(x, y, number)))
+    # Tied non-relevant documents straddle the cut: the j kept of the group's a are the first j of them in a random
+    # order, every j-subset alike.  Given the subset, another member of the group (not non-relevant) precedes a given
+    # kept one with probability (j + 1)/(2(a + 1)) (its place among the a is uniform on 0..a, the kept one's uniform
+    # on 1..j; theorem prefs_Rnonrel); the rest as always.  The ratio is averaged over the subsets.
+    tied = [d for d in nonrel if ranks.ret(d) and ranks.group[d] == straddle]
+    before = [d for d in nonrel if ranks.ret(d) and ranks.group[d] < straddle]
+    a, j = len(tied), kept_count - len(before)
+    if math.comb(a, j) > _SUBSETS:
+        raise TieawareError(
+            f"prefs_avgjg_Rnonrel{'_ret' if retrieved_only else ''} of judgment group {jg.name!r} with sub-groups: "
+            f"{math.comb(a, j):,} ways to choose the {j} kept of {a} tied non-relevant documents, over {_SUBSETS:,}; "
+            "use --tie-break trec_eval"
+        )
+    below = tied_kept_precedes(a, j, number=number)
+
+    def probability(x: str, y: str) -> Any:
+        if ranks.ret(x) and ranks.ret(y) and ranks.group[x] == ranks.group[y] == straddle and (x in kept) != (y in kept):
+            return below if y in kept else 1 - below
+        return ranks.before(x, y, number)
+
+    total = number(0)
+    for chosen in itertools.combinations(tied, j):
+        kept = set(before) | set(chosen)
+        ful, poss = _kept_prefs(jg, ranks, kept, retrieved_only, number, probability)
+        if poss == 0:  # 0/0 in some orderings only: the query's value is 0 there, not a mean of ratios
+            raise _MixedZero(
+                f"prefs_avgjg_Rnonrel{'_ret' if retrieved_only else ''} of judgment group {jg.name!r}: some orderings keep "
+                "no preference (0/0, which zeroes the query in trec_eval) and others do; use --layer reference"
             )
+        total += ful / poss
+    return total / math.comb(a, j)
+
+
+class _MixedZero(TieawareError):
+    """Some orderings of a jg keep no preference (0/0) and others do."""
+
+
+#: At most this many subsets of tied non-relevant documents are averaged over (prefs_avgjg_Rnonrel, sub-groups).
+_SUBSETS = 100_000
+
+
+def tied_kept_precedes(tied: Any, kept: Any, *, number: Callable[[Any], Any] = Fraction) -> Any:
+    """P(a given other member of a tie group precedes a given one of the first *kept* of its *tied* non-relevant
+    members): (kept + 1)/(2(tied + 1)).
+
+    >>> tied_kept_precedes(1, 1)      # one non-relevant member, kept: the other document precedes it half the time
+    Fraction(1, 2)
+    """
+    return number(kept + 1) / (2 * (tied + 1))
+
+
+def _kept_prefs(
+    jg: JudgmentGroup, ranks: _Ranks, kept: set, retrieved_only: bool, number: Callable[[Any], Any], probability: Callable[[str, str], Any]
+) -> tuple[Any, int]:
+    """(expected fulfilled, possible) among the preferences whose non-relevant documents are all kept."""
     dropped = set(jg.nonrelevant) - kept
     ful, poss = number(0), 0
     for a, b in jg.prefs:
@@ -241,7 +301,7 @@ def _rnonrel_relation(jg: JudgmentGroup, ranks: _Ranks, retrieved_only: bool, nu
             continue
         poss += 1
         if ranks.ret(a):
-            ful += ranks.before(a, b, number)
+            ful += probability(a, b)
     return ful, poss
 
 
@@ -320,6 +380,13 @@ def prefs_measures(query: PreferenceQuery, ranking: Sequence[Sequence[str]], *, 
         "prefs_avgjg_imp": _average_jg([c.ful() / (c.poss_ret + c.poss_imp) for c in counts if c.poss_ret + c.poss_imp], n, number),
     }
     for name, only in (("prefs_avgjg_Rnonrel", False), ("prefs_avgjg_Rnonrel_ret", True)):
-        ratios = [_divide(*_rnonrel(jg, c, ranks, only, number)) for jg, c in zip(query.groups, counts)]
+        ratios, refused = [], None
+        for jg, c in zip(query.groups, counts):
+            try:
+                ratios.append(_rnonrel(jg, c, ranks, only, number))
+            except _MixedZero as e:  # no value unless another jg's 0/0 zeroes the query in every ordering anyway
+                refused = e
+        if refused is not None and not any(r != r for r in ratios):
+            raise TieawareError(str(refused))
         out[name] = _average_jg(ratios, n, number)
     return {m: out[m] for m in PREFS_MEASURES}

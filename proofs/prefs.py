@@ -25,7 +25,13 @@ A those in groups above p's, X those of p's own group placed before it,
 uniform on 0..a (Bpref's lemma, counted again here: C(n, a+1)·a!·u!/n! =
 1/(a+1)).  So E = k - S/(a+1), S = Σ_{x=0}^{a} min(A + x, k), summed here in
 each case of the cap (A >= k; A < k with a <= k - A; A < k with a > k - A)
-and compared with fast's ``kept_below`` run on symbols.
+and compared with fast's ``kept_below`` run on symbols.  In a jg with
+sub-groups the kept set can depend on the ordering (the cut inside a tie
+group of a non-relevant members, j kept): every j-subset is equally likely,
+and given one, another member of the group precedes a given kept one with
+probability Σ_{p=1}^{j} Σ_{x=0}^{p-1} 1/((a+1)j) = (j+1)/(2(a+1)) (its X
+uniform, the kept one's place p uniform on 1..j): fast's
+``tied_kept_precedes``.
 
 >>> prove_prefs().proved, prove_prefs_rnonrel().proved
 (True, True)
@@ -96,11 +102,21 @@ def _kept_capped(above: Any, a: Any, k: Any, case: str) -> Any:
         evaluate=False,
     ),
 )
-def prove_prefs_rnonrel(kernel: Optional[Callable[..., Any]] = None) -> str:
-    kernel = kernel or fp.kept_below
+def prove_prefs_rnonrel(kernel: Optional[Callable[..., Any]] = None, precedes: Optional[Callable[..., Any]] = None) -> str:
+    kernel, precedes = kernel or fp.kept_below, precedes or fp.tied_kept_precedes
     n = 1 + _a + _u
     same(sympy.binomial(n, _a + 1) * sympy.factorial(_a) * sympy.factorial(_u) / sympy.factorial(n), 1 / (_a + 1), "P(X = x)")
     for case, above, a, k in capped_cases():
         derived = k - _kept_capped(above, a, k, case) / (a + 1)
         same(derived, kernel(above, a, k, number=sympy.sympify), f"E[kept below p], {case.replace('R', 'k')}")
-    return "X uniform on 0..a for symbolic a, u; kept_below in the 3 cases of the cap for symbolic A, a, k"
+    # a jg with sub-groups whose cut falls inside a tie group of a non-relevant members, j of them kept (the first j):
+    # another member o of the group has X of the a before it, uniform on 0..a (the lemma above); given the kept
+    # subset, a given kept one is at place p uniform on 1..j among the a; o precedes it when X < p
+    j = sympy.Symbol("j", integer=True, positive=True)
+    p, x = sympy.symbols("p x", integer=True, positive=True)
+    derived = sympy.summation(sympy.summation(1 / ((_a + 1) * j), (x, 0, p - 1)), (p, 1, j))
+    same(derived, precedes(_a, j, number=sympy.sympify), "P(another group member precedes a kept one)")
+    return (
+        "X uniform on 0..a for symbolic a, u; kept_below in the 3 cases of the cap for symbolic A, a, k; "
+        "a kept member preceded by another with probability (j+1)/(2(a+1)), symbolic a, j"
+    )

@@ -206,15 +206,24 @@ def test_float_mode_is_close():
     assert all(isinstance(floats[m], float) and abs(floats[m] - exact[m]) < 1e-12 for m in exact)
 
 
-def test_straddling_non_relevant_ties_are_refused_in_sub_group_jgs_only():
-    # two sub-groups, 1 relevant, 2 non-relevant tied: which one is kept depends on the ordering
-    lines = [("u", "s1", "r", F(1)), ("u", "s1", "n1", F(0)), ("u", "s2", "r", F(1)), ("u", "s2", "n2", F(0))]
+def test_straddling_non_relevant_ties_in_sub_group_jgs():
+    # two sub-groups, 1 relevant, 2 non-relevant tied: which one is kept depends on the ordering, each half the time
+    lines = [("u", "s1", "r", F(1)), ("u", "s1", "n1", F(0)), ("u", "s2", "r", F(1)), ("u", "s2", "n2", F(0)), ("u", "s2", "o", F(2))]
     q = preference_query(lines)
-    with pytest.raises(TieawareError, match="straddle"):
-        fast.prefs_measures(q, [["r"], ["n1", "n2"]])
-    assert reference.prefs_measures(q, [["r"], ["n1", "n2"]])["prefs_avgjg_Rnonrel"] == 1
-    one = preference_query([("u", "s", "r", F(1)), ("u", "s", "n1", F(0)), ("u", "s", "n2", F(0))])  # one sub-group
-    assert fast.prefs_measures(one, [["r"], ["n1", "n2"]]) == reference.prefs_measures(one, [["r"], ["n1", "n2"]])
+    for ranking in ([["r"], ["n1", "n2"]], [["n1", "o", "n2"], ["r"]], [["n1", "r", "n2", "o"]]):
+        assert fast.prefs_measures(q, ranking) == reference.prefs_measures(q, ranking), ranking
+    # some orderings keep no preference (0/0 zeroes trec_eval's query) and others do: refused, the reference computes it
+    # (u0 keeps d0 or d3 with d2: d2 > d3 is a preference, d0 is in none)
+    lines = [("u0", "s0", "d0", F(0)), ("u0", "s1", "d3", F(0)), ("u0", "s1", "d2", F(1))]
+    lines += [("u1", "s0", d, F(lv)) for d, lv in (("d3", 0), ("d5", 3), ("d2", 0), ("d1", 0), ("d0", 0))]
+    ranking = [["d2"], ["d1", "d0", "d3"]]
+    q = preference_query(lines)
+    with pytest.raises(TieawareError, match="some orderings keep no preference"):
+        fast.prefs_measures(q, ranking)
+    assert reference.prefs_measures(q, ranking)["prefs_avgjg_Rnonrel"] == F(1, 4)
+    # ... unless another jg's 0/0 zeroes the query in every ordering: then it is 0
+    q = preference_query(lines + [("u2", "s0", "d9", F(0))])
+    assert fast.prefs_measures(q, ranking) == reference.prefs_measures(q, ranking)
 
 
 def test_judgment_groups_average_the_ordinary_measures():

@@ -599,6 +599,7 @@ WRONG = [
     ("prefs", {"share": lambda first, second, number: number(first) / (first + second)}),  # the tie's first order only
     ("prefs_Rnonrel", {"kernel": lambda above, tied, k, number: number(k) - number(min(k, above))}),  # tied members ignored
     ("prefs_Rnonrel", {"kernel": lambda above, tied, k, number: number(k) - number(capped_sum(above, tied, k)) / tied}),
+    ("prefs_Rnonrel", {"precedes": lambda tied, kept, number: number(kept) / (2 * (tied + 1))}),  # the kept one's place from 0
 ]
 
 
