@@ -31,7 +31,9 @@ from tieaware import fast, reference
 from tieaware.fast.prefs import prefs_measures as fast_prefs
 from tieaware.io.prefs import Judgments, RelevanceMeasures, c_float
 from tieaware.io.trec import Run, tie_groups
+from tieaware.io.trec_doubles import query_doubles
 from tieaware.model.errors import TieawareError, bad
+from tieaware.model.names import parse
 from tieaware.model.prefs import preference_query
 from tieaware.reference.prefs import prefs_measures as reference_prefs
 
@@ -99,7 +101,15 @@ def _jg_values(
         num_rel = sum(1 for v in labels.values() if v >= 0 and v >= level)
         number_exact = exact or trec
         values: dict[str, Any] = {}
-        if asked.map_avgjg:
+        if asked.map_avgjg and trec:  # AP's double as trec_eval sums it, down the ranking (tieaware.io.trec_doubles)
+            rels = [code[d] for g in kept for d in g]
+            counts = [0] * (max((v for v in labels.values() if v >= 0), default=0) + 1)
+            for v in labels.values():
+                if v >= 0:
+                    counts[v] += 1
+            ap = parse("AP") if level == 1 else parse(f"AP(rel={level})")
+            values["map_avgjg"] = query_doubles(rels, counts, [ap])[str(ap)]
+        elif asked.map_avgjg:
             values["map_avgjg"] = layer_module.average_precision(r, num_rel=num_rel, exact=number_exact)
         for k in asked.cutoffs:
             values[f"P_avgjg_{k}"] = layer_module.precision(r, k, exact=number_exact)
