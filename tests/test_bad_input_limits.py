@@ -43,9 +43,10 @@ def test_digits_is_bounded(qrels, tmp_path, capsys):
 def test_one_long_line_claims_no_million_documents(qrels, tmp_path, capsys):
     run = tmp_path / "run"
     run.write_bytes(b"q1 Q0 " + b"a" * (9 * 1024 * 1024))  # one line, 9 MB: refused, with no note first
-    assert main(["eval", qrels, str(run), "-j", "1"]) == 2
-    _, err = capsys.readouterr()
-    assert "documents may take a while" not in err and len(err.splitlines()) == 1
+    for argv in (["eval", qrels, str(run), "-j", "1"], ["compare", qrels, str(run), str(run), "-j", "1"]):
+        assert main(argv) == 2
+        _, err = capsys.readouterr()
+        assert "may take a while" not in err and len(err.splitlines()) == 1, err
 
 
 def test_float_spread_of_a_query_that_cannot_move_is_zero(tmp_path):

@@ -331,9 +331,11 @@ def run(args: argparse.Namespace) -> int:
         # each run streamed by query (bounded memory) in --jobs processes, as eval --spread reads it
         # (tieaware.runs.stream.compare_runs_files; stdin copied to a temporary file first, a block at a time);
         # the same results as the in-memory path below
-        size = sum(os.path.getsize(f) for f in (args.run_a, args.run_b) if _rereadable(f))
-        if not args.float and size > LARGE_EXACT * _BYTES_PER_LINE:
-            _note_exact(f"about {size // _BYTES_PER_LINE:,}")
+        from tieaware.io.stream import estimated_lines
+
+        lines = sum(estimated_lines(f, _BYTES_PER_LINE) for f in (args.run_a, args.run_b) if _rereadable(f))
+        if not args.float and lines > LARGE_EXACT:
+            _note_exact(f"about {lines:,}")
         results, ev_a, ev_b = compare_runs_files(
             qrels, args.run_a, args.run_b, args.measures, layer=args.layer, exact=not args.float, max_support=args.max_support, jobs=jobs
         )

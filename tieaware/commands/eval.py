@@ -468,25 +468,10 @@ def _jobs(args: argparse.Namespace) -> Optional[int]:
 
 def _note_large_exact(run_source: Any, exact: bool) -> None:
     """Exact mode on a large run: suggest --float (stderr), judging the number of lines by the file's bytes and
-    the lines in its first 64 KiB (a regular file only: a device or a pipe is not read for this)."""
-    import os
+    the lines of its first 64 KiB (tieaware.io.stream.estimated_lines: one long line claims nothing)."""
+    from tieaware.io.stream import estimated_lines
 
-    try:
-        if not exact or not os.path.isfile(run_source):
-            return
-        size = os.path.getsize(run_source)
-        if size <= LARGE_EXACT * _BYTES_PER_LINE:
-            return
-        with open(run_source, "rb") as f:
-            head = f.read(1 << 16)
-    except (TypeError, OSError, ValueError):
-        return
-    lines = head.count(b"\n")
-    if str(run_source).endswith((".gz", ".bz2", ".parquet", ".pq", ".arrow", ".feather", ".ipc")):
-        lines, head = 1, b"x" * _BYTES_PER_LINE  # compressed or columnar: the usual line length
-    if not lines:
-        return  # one long line: the reader refuses it, there is nothing to wait for
-    documents = size * lines // len(head)
+    documents = estimated_lines(run_source, _BYTES_PER_LINE) if exact else 0
     if documents > LARGE_EXACT:
         print(
             f"tieaware eval: note: exact evaluation of about {documents:,} documents may take a while; "

@@ -42,7 +42,7 @@ from tieaware.io.columns import Table, query_numbers
 from tieaware.io.text import Source, not_utf8, open_binary
 from tieaware.model.errors import TieawareError, bad
 
-__all__ = ["NotContiguous", "PIECE_ROWS", "pieces", "splittable", "line_ranges", "lines_before", "range_blocks", "range_pieces", "blocks", "partitioned", "concat", "by_query", "Spool", "spooled", "rereadable"]
+__all__ = ["NotContiguous", "PIECE_ROWS", "pieces", "splittable", "line_ranges", "lines_before", "range_blocks", "range_pieces", "blocks", "partitioned", "concat", "by_query", "Spool", "spooled", "rereadable", "estimated_lines"]
 
 #: Rows per piece: about 50 MB of columns and ~0.2 GB of engine temporaries.
 PIECE_ROWS = 1 << 20
@@ -194,6 +194,24 @@ def spooled(source: Source, kind: str = "run", *, directory: Optional[str] = Non
     finally:
         if close:
             stream.close()
+
+
+def estimated_lines(source: Any, bytes_per_line: int = 40) -> int:
+    """About how many lines a regular file holds, from its size and the lines in its first 64 KiB; 0 when it is
+    not a regular file (a device or a pipe is not read for this) or its start holds no newline (one long line,
+    which the readers refuse).  A compressed or columnar file counts *bytes_per_line* a line."""
+    try:
+        if not os.path.isfile(source):
+            return 0
+        size = os.path.getsize(source)
+        if str(source).lower().endswith((".gz", ".bz2", ".parquet", ".pq", ".arrow", ".feather", ".ipc")):
+            return size // bytes_per_line
+        with open(source, "rb") as f:
+            head = f.read(1 << 16)
+    except (TypeError, OSError, ValueError):
+        return 0
+    lines = head.count(b"\n")
+    return size * lines // len(head) if lines else 0
 
 
 def _utf8(block: bytes, before: int, name: str) -> None:
