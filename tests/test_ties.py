@@ -11,7 +11,7 @@ import pytest
 
 import tieaware
 from tieaware.runs.tie_census import FORMATS, narrowest, representable, round_fraction, round_to
-from tieaware.runs.ties import verdict_precision
+from tieaware.runs.ties import rounded_scores, verdict_precision
 
 # ------------------------------------------------------------------ every value of the narrow formats, enumerated
 
@@ -321,3 +321,25 @@ def test_command_bad_input_is_one_line(tmp_path, capsys, extra, names):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert names in captured.err and len(captured.err.strip().splitlines()) == 1
+
+
+def test_versus_gives_the_verdict_precision(tmp_path, capsys):
+    from tieaware.cli import main
+
+    a = np.array([[0.5, 0.5 + 2**-10, 0.1], [0.3, 0.2, 0.1]])
+    b = np.array([[0.9, 0.2, 0.1], [0.3, 0.2, 0.1]])
+    r = tieaware.ties(a, [{1}, {0}], measures="RR@10", versus=b)
+    assert r.verdict == verdict_precision(a, b, [{1}, {0}], "RR@10") == {"RR@10": "float16"}
+    # the same two systems as runs: float16 scores of a tie in bfloat16 only
+    run_a = {"q1": {"x": 0.5, "y": 0.5 + 2**-10, "z": 0.1}}
+    run_b = {"q1": {"x": 0.9, "y": 0.2, "z": 0.1}}
+    assert verdict_precision(run_a, run_b, {"q1": {"y": 1}}, "RR@10") == {"RR@10": "float16"}
+    # by hand: at bfloat16, a's y ties x for first (RR 3/4, worst 1/2), b's y is second (1/2): not settled
+    low = rounded_scores(run_a, "bfloat16")
+    assert low["q1"][0][1] == low["q1"][1][1]
+    d = _files(tmp_path)
+    (d / "b.run").write_text("q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.2 r\nq1 Q0 d3 3 0.1 r\nq2 Q0 d1 1 0.75 r\nq2 Q0 d9 2 0.75 r\nq2 Q0 d3 3 0.75 r\n")
+    assert main(["ties", str(d / "high.run"), str(d / "qrels"), "-m", "RR@10", "--versus", str(d / "b.run")]) == 0
+    assert "no longer depends on ties from: RR@10 bfloat16" in capsys.readouterr().out
+    with pytest.raises(tieaware.TieawareError, match="versus"):
+        tieaware.ties(a, [{1}, {0}], versus=np.ones((3, 3)))

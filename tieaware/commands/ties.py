@@ -24,7 +24,10 @@ ties a computation in that format gives).  With QRELS, the cost per measure:
 the tie-aware expected value, the worst and best over tie-breakings, the
 value a tie-oblivious library reports (--tie-break) and the queries the ties
 move most.  With --reference (the same run scored at high precision): its
-values beside them and the share of the tie groups it separates."""
+values beside them and the share of the tie groups it separates.  With
+--versus (a second system): per measure, the narrowest score format
+(bfloat16, float16, float32, float64) from which on the verdict between the
+two no longer depends on ties."""
 
 _EPILOG = f"""\
 RUN: a TREC run file (qid Q0 docno rank score run_id; scores are the exact
@@ -37,6 +40,7 @@ examples:
   tieaware ties run.txt qrels.txt -m "nDCG@10 RR@10" -k 10,100 --tie-break trec_eval
   tieaware ties bf16.run qrels.txt --reference fp32.run --format json
   tieaware ties scores.npy grades.npy --plot ties.png
+  tieaware ties a.run qrels.txt --versus b.run -m "nDCG@10"  # from which precision is a vs b settled?
 See docs/ties.md."""
 
 
@@ -64,6 +68,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("-m", "--measures", default=None, help=f"measures of the cost (default: {DEFAULT_MEASURES!r})")
     parser.add_argument("-k", default="10,100", help="cutoffs of the tied share of the top k (default: 10,100)")
     parser.add_argument("--reference", metavar="RUN", help="the same run scored at high precision")
+    parser.add_argument("--versus", metavar="RUN", help="a second system: from which score format on the verdict between the two no longer depends on ties")
     parser.add_argument("--tie-break", metavar="RULE", default=None, help="also the value of a library breaking ties by RULE (a rule or preset, as eval's)")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     parser.add_argument("--plot", metavar="FILE", help="save a plot: tie group sizes and per-query ranges (matplotlib)")
@@ -74,10 +79,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_command(args: argparse.Namespace) -> int:
     """Compute the whole report, then print once."""
-    if (args.measures is not None or args.tie_break is not None) and args.qrels is None:
-        raise bad("QRELS", None, "is needed for -m and --tie-break (the cost of the ties)")
+    if (args.measures is not None or args.tie_break is not None or args.versus is not None) and args.qrels is None:
+        raise bad("QRELS", None, "is needed for -m, --tie-break and --versus (the cost of the ties)")
     report = ties_files(
-        args.run_file, args.qrels, reference=args.reference, k=_ks(args.k), measures=args.measures,
+        args.run_file, args.qrels, reference=args.reference, versus=args.versus, k=_ks(args.k), measures=args.measures,
         tie_break=args.tie_break, exact=not args.float,
     )
     text = as_json(report) if args.format == "json" else render(report)

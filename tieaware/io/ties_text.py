@@ -76,6 +76,12 @@ def render(report: Any, digits: int = DIGITS) -> str:
         widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
         for r in [head, *rows]:
             lines.append("  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip())
+    if getattr(report, "verdict", None) is not None:
+        lines.append("")
+        lines.append(
+            "verdict against the second system no longer depends on ties from: "
+            + ", ".join(f"{m} {fmt or 'no format (not even float64)'}" for m, fmt in report.verdict.items())
+        )
     for note in report.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)

@@ -90,6 +90,9 @@ class TieReport:
     kind: str = "matrix"
     #: Extra notes for the reader (skipped queries, ...).
     notes: tuple[str, ...] = field(default=())
+    #: With ``versus=`` (a second system): per measure, the narrowest score format from which on the verdict
+    #: between the two no longer depends on ties (:func:`verdict_precision`); None when float64 does not settle it.
+    verdict: Optional[dict[str, Optional[str]]] = None
 
     def as_dict(self) -> dict[str, Any]:
         """Everything as JSON-ready values (exact values as decimal strings of Fractions, floats for shares)."""
@@ -123,6 +126,8 @@ class TieReport:
             out["measures"] = {m: _cost_dict(mc) for m, mc in self.cost.items()}
         if self.separated is not None:
             out["reference"] = {"separated": float(self.separated), "fully_separated": float(self.fully_separated or 0)}
+        if self.verdict is not None:
+            out["verdict_settled_from"] = dict(self.verdict)
         if self.notes:
             out["notes"] = list(self.notes)
         return out
@@ -143,6 +148,7 @@ def _cost_dict(mc: MeasureCost) -> dict[str, Any]:
     }
     if mc.reference is not None:
         d["reference"] = _num(mc.reference)
+        d["reference_per_query"] = {q: _num(x) for q, x in (mc.reference_per_query or {}).items()}
     return d
 
 
@@ -413,6 +419,7 @@ def ties(
     measures: Any = None,
     tie_break: Optional[str] = None,
     reference_scores: Any = None,
+    versus: Any = None,
     exact: bool = True,
     top: int = TOP_QUERIES,
 ) -> TieReport:
@@ -430,7 +437,10 @@ def ties(
     tie-oblivious values go beside the tie-aware ones; for a matrix its
     docnos are the column numbers as text (so docno order is text order).
     *reference_scores*: the same queries and documents scored at high
-    precision (same shape, or a run with the same documents).
+    precision (same shape, or a run with the same documents).  *versus*:
+    a second system's scores (same kind of input); the report's
+    :attr:`TieReport.verdict` says from which score format on the verdict
+    between the two no longer depends on ties (:func:`verdict_precision`).
 
     Ties are exact equality of the given scores; a text run's scores are
     the exact decimals written (``0.1`` is no binary float: its narrowest
@@ -490,11 +500,23 @@ def ties(
             cost = {
                 name: _with_reference(mc, ref_ev, name) for name, mc in cost.items()
             }
-    elif measures is not None or tie_break is not None:
-        raise bad("labels", None, "are needed for measures and tie_break (the cost of the ties)")
+    elif measures is not None or tie_break is not None or versus is not None:
+        raise bad("labels", None, "are needed for measures, tie_break and versus (the cost of the ties)")
+    verdict = None
+    if versus is not None:
+        if v is not None:
+            other = _matrix(versus, "versus")
+            if other.shape != v.shape:
+                raise bad("versus", f"shape {other.shape}", f"must match the scores' shape {v.shape}")
+            verdict = verdict_precision(v, other, labels, DEFAULT_MEASURES if measures is None else measures, exact=exact)
+        else:
+            other_run = _run_of(versus)
+            if set(other_run) != set(run or {}):
+                raise bad("versus", sorted(set(other_run) ^ set(run or {}), key=natural_key)[:3], "must rank the run's queries")
+            verdict = verdict_precision(run, other_run, labels, DEFAULT_MEASURES if measures is None else measures, exact=exact)
     return TieReport(
         census=c, cost=cost, tie_break=tie_break, separated=separated, fully_separated=fully,
-        kind="run" if v is None else "matrix", notes=tuple(notes),
+        kind="run" if v is None else "matrix", notes=tuple(notes), verdict=verdict,
     )
 
 
@@ -596,6 +618,7 @@ def ties_files(
     qrels: Any = None,
     *,
     reference: Any = None,
+    versus: Any = None,
     **options: Any,
 ) -> TieReport:
     """:func:`ties` of files: *run* a TREC run (or a ``.npy`` score matrix), *qrels* its qrels (for a matrix, a
@@ -603,14 +626,15 @@ def ties_files(
     scores = _load(run, "RUN")
     labels = None if qrels is None else _load(qrels, "QRELS")
     ref = None if reference is None else _load(reference, "--reference")
-    for given, value, name in ((qrels, labels, "QRELS"), (reference, ref, "--reference")):
+    other = None if versus is None else _load(versus, "--versus")
+    for given, value, name in ((qrels, labels, "QRELS"), (reference, ref, "--reference"), (versus, other, "--versus")):
         if value is not None and isinstance(scores, np.ndarray) != isinstance(value, np.ndarray):
             raise bad(name, os.fspath(given), "must be a .npy array for a .npy matrix, and a TREC file for a run")
     try:
-        return ties(scores, labels, reference_scores=ref, **options)
+        return ties(scores, labels, reference_scores=ref, versus=other, **options)
     except TieawareError as exc:  # name the command's arguments, not the function's
         message = str(exc)
-        for name, flag_ in (("reference_scores", "--reference"), ("tie_break", "--tie-break"), ("measures", "-m"), ("labels", "QRELS"), ("scores", "RUN")):
+        for name, flag_ in (("reference_scores", "--reference"), ("versus", "--versus"), ("tie_break", "--tie-break"), ("measures", "-m"), ("labels", "QRELS"), ("scores", "RUN")):
             if message.startswith(name):
                 raise TieawareError(flag_ + message[len(name) :]) from None
         raise
