@@ -343,3 +343,15 @@ def test_versus_gives_the_verdict_precision(tmp_path, capsys):
     assert "no longer depends on ties from: RR@10 bfloat16" in capsys.readouterr().out
     with pytest.raises(tieaware.TieawareError, match="versus"):
         tieaware.ties(a, [{1}, {0}], versus=np.ones((3, 3)))
+
+
+def test_text_scores_printed_from_low_precision_values_count_as_them():
+    rng = np.random.default_rng(5)
+    f32 = rng.random(300, dtype=np.float32).astype(np.float64)
+    half = rng.random(300).astype(np.float16).astype(np.float64)
+    for values, fmt in ((f32, "float32"), (half, "float16")):
+        for y in values.tolist():
+            got = narrowest(Fraction(repr(y)))  # the text a Python float prints
+            assert got == narrowest(y) and FORMATS.index(got) <= FORMATS.index(fmt)
+    run = {"q": {"a": repr(float(np.float32(0.1))), "b": repr(float(np.float32(0.1))), "c": "0.1", "d": "0.1"}}
+    assert sorted(g[2] for g in tieaware.ties(run).census.groups) == ["decimal:1", "float32"]

@@ -31,7 +31,7 @@ from typing import Any, Sequence, Union
 
 import numpy as np
 
-__all__ = ["FORMATS", "BITS", "round_to", "round_fraction", "representable", "narrowest", "float_formats", "fraction_formats", "Census", "census", "group_sizes"]
+__all__ = ["FORMATS", "BITS", "round_to", "round_fraction", "representable", "narrowest", "as_binary", "float_formats", "fraction_formats", "Census", "census", "group_sizes"]
 
 #: The binary formats, narrowest first: (significant bits p, smallest normal exponent, largest exponent).
 BITS = {"bfloat16": (8, -126, 127), "float16": (11, -14, 15), "float32": (24, -126, 127), "float64": (53, -1022, 1023)}
@@ -107,9 +107,32 @@ def _digits(x: Fraction) -> Union[int, None]:
     return len(s)
 
 
+def as_binary(x: Fraction) -> Fraction:
+    """*x*, or the low-precision value it prints: a text score that is exactly Python's ``repr`` of a double
+    holding a bfloat16, float16 or float32 value stands for that value (``0.10000000149011612`` is float32's 0.1).
+
+    >>> as_binary(Fraction("0.10000000149011612")) == Fraction(float(np.float32(0.1)))
+    True
+    >>> as_binary(Fraction("0.1"))       # the double nearest 0.1 is no float32: one tenth stays
+    Fraction(1, 10)
+    """
+    if x.denominator & (x.denominator - 1) == 0:  # a dyadic value: exactly a binary one, or of none
+        return x
+    y = float(x)
+    if not np.isfinite(y) or Fraction(repr(y)) != x:
+        return x
+    exact = Fraction(y)
+    if any(round_fraction(exact, fmt) == exact for fmt in FORMATS[:-1]):
+        return exact
+    return x
+
+
 def narrowest(x: Union[Fraction, float]) -> str:
-    """The narrowest of :data:`FORMATS` holding *x* exactly; else ``decimal:d`` (d significant digits), else ``exact``."""
-    x = Fraction(x)
+    """The narrowest of :data:`FORMATS` holding *x* exactly; else ``decimal:d`` (d significant digits), else ``exact``.
+
+    A text score that prints a low-precision value counts as that value (:func:`as_binary`).
+    """
+    x = as_binary(Fraction(x))
     for fmt in FORMATS:
         if round_fraction(x, fmt) == x:
             return fmt
@@ -128,6 +151,7 @@ def float_formats(values: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]
 
 def fraction_formats(values: Sequence[Fraction]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """:func:`float_formats` of exact values (text scores): ``decimal:d`` where no binary format holds one."""
+    values = [as_binary(x) for x in values]
     held = {fmt: np.array([round_fraction(x, fmt) == x for x in values], dtype=bool) for fmt in FORMATS}
     return np.array([narrowest(x) for x in values], dtype=object), held
 

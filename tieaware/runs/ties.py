@@ -42,7 +42,7 @@ from tieaware.io.matrix import as_array
 from tieaware.model.errors import TieawareError, bad
 from tieaware.model.tie_presets import preset
 from tieaware.runs.evaluate import Evaluation, measure_list, natural_key, table_of
-from tieaware.runs.tie_census import FORMATS, Census, census, float_formats, fraction_formats, round_fraction, round_to
+from tieaware.runs.tie_census import FORMATS, Census, as_binary, census, float_formats, fraction_formats, round_fraction, round_to
 
 __all__ = ["ties", "TieReport", "MeasureCost", "DEFAULT_MEASURES", "DEFAULT_K", "verdict_precision", "rounded_scores", "ties_files"]
 
@@ -276,7 +276,7 @@ def _run_rows(run: dict[str, list[tuple[str, Fraction]]]) -> _Rows:
     distinct_a = distinct
     rounded = {}
     for fmt in FORMATS:
-        r = [round_fraction(x, fmt) for x in distinct]
+        r = [round_fraction(as_binary(x), fmt) for x in distinct]
         values = sorted(set(r))
         rank = {x: i for i, x in enumerate(values)}
         rounded[fmt] = np.array([rank[x] for x in r], dtype=np.int64)[keys] if len(keys) else keys
@@ -444,7 +444,9 @@ def ties(
 
     Ties are exact equality of the given scores; a text run's scores are
     the exact decimals written (``0.1`` is no binary float: its narrowest
-    format is ``decimal:1``).
+    format is ``decimal:1``), except that a score written as Python's
+    ``repr`` of a bfloat16, float16 or float32 value counts as that value
+    for the formats (``0.10000000149011612`` is float32).
 
     Beware: the ties left per format (``census.rounded``) round the given
     scores, so they are a lower bound on the ties of a computation carried
