@@ -42,6 +42,7 @@ _LAZY = {
     **dict.fromkeys(("interpolated_precision", "eleven_point_average"), "interpolated"),
     "at_depth": "truncation",
     "prefs_measures": "prefs",
+    "sampled_measures": "sampled",
     **dict.fromkeys(
         ("kendall_tau", "kendall_tau_expected", "kendall_tau_range", "kendall_tau_variance", "tau_ap", "tau_ap_expected", "tau_ap_range", "tau_ap_variance"),
         "correlation",
@@ -63,6 +64,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "sampled_measures",
     "precision",
     "recall",
     "f1",

@@ -14,6 +14,7 @@ from tieaware.proofs.theorem import GENERAL, THEOREMS, ProofFailure, Result, The
 from tieaware.proofs import lemmas, arithmetic, precision, average_precision, reciprocal_rank, dcg, rbo, rbo_scan, success, bpref, variance, extremes, correlation, conventions  # noqa: E402,F401  isort:skip
 from tieaware.proofs import trec_eval_families  # noqa: E402,F401  isort:skip
 from tieaware.proofs import prefs  # noqa: E402,F401  isort:skip
+from tieaware.proofs import sampled  # noqa: E402,F401  isort:skip
 from tieaware.proofs.rbp import RBP_GROUP  # noqa: E402  isort:skip
 from tieaware.proofs.err import ERR_GROUP, ERR_SUBSET_MEAN  # noqa: E402  isort:skip
 

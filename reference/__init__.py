@@ -23,6 +23,7 @@ from tieaware.reference.trec_measures import bpref, judged, r_precision, success
 from tieaware.reference.rbp import rbp, rbp_residual
 from tieaware.reference.err import err
 from tieaware.reference.prefs import prefs_measures
+from tieaware.reference.sampled import sampled_measures
 from tieaware.reference.correlation import (
     kendall_tau,
     kendall_tau_expected,
@@ -56,6 +57,7 @@ from tieaware.reference.trec_eval_measures import eleven_point_average, interpol
 from tieaware.reference.truncation import at_depth
 
 __all__ = [
+    "sampled_measures",
     "precision",
     "recall",
     "f1",

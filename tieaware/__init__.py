@@ -58,6 +58,8 @@ _LAZY = {
     "rbo_ranking": "tieaware.model.rbo_input",
     "ties": "tieaware.runs.ties",
     "TieReport": "tieaware.runs.ties",
+    "sampled_metrics": "tieaware.runs.sampled",
+    "SampledEvaluation": "tieaware.runs.sampled",
 }
 #: Public names that are another module's function under a clearer top-level name.
 _RENAMED = {"rbo_ranking": "from_string"}
