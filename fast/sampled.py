@@ -52,13 +52,19 @@ def sample_pmf(x: int, y: int, m: int, above: int, equal: int, below: int, numbe
     [Fraction(1, 6), Fraction(2, 3), Fraction(1, 6)]
 
     Beware: whole numbers only (ints), not symbols or arrays; 0 outside the support.
+
+    >>> sample_pmf(0, 0, 400, 0, 0, 3000, float)    # C(3000, 400) is far past a float's range
+    1.0
     """
     rest = m - x - y
     if min(x, y, rest) < 0 or x > above or y > equal or rest > below:
         ways = 0
     else:
         ways = comb(above, x) * comb(equal, y) * comb(below, rest)
-    ratio = Fraction(ways, comb(above + equal + below, m))
+    total = comb(above + equal + below, m)
+    if number is float:  # int / int is correctly rounded however large the binomials (float(total) overflows past 1e308)
+        return ways / total
+    ratio = Fraction(ways, total)
     return ratio if number is None else number(ratio.numerator) / number(ratio.denominator)
 
 

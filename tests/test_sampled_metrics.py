@@ -167,3 +167,11 @@ def test_the_theorem_is_proved_and_rejects_a_wrong_kernel():
         return total
 
     assert not THEOREMS["sampled expectation"](kernel=with_replacement).proved
+
+
+def test_float_mode_on_binomials_past_the_float_range():
+    # C(3000, 400) overflows a float; the float pmf divides the integers, correctly rounded
+    items = {i: i % 7 for i in range(3000)}
+    floats = fast.sampled_measures(items, {0}, ["HR@10", "RR@10"], 400, exact=False)
+    exact = fast.sampled_measures(items, {0}, ["HR@10", "RR@10"], 400)
+    assert all(math.isclose(floats[n], float(exact[n]), rel_tol=1e-12) for n in exact)
