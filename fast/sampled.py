@@ -42,6 +42,9 @@ __all__ = ["sample_pmf", "over_sample", "KINDS", "level_term", "sampled_level", 
 
 Num = Any
 
+# A level's sum asks for the same few binomials of large ints again and again (each x with every y).
+_comb = functools.lru_cache(maxsize=1 << 14)(comb)
+
 
 def sample_pmf(x: int, y: int, m: int, above: int, equal: int, below: int, number: Optional[Callable[[Any], Any]] = None) -> Num:
     """P(a uniform m-subset of above + equal + below negatives holds x above and y equal): the multivariate hypergeometric pmf.
@@ -60,8 +63,8 @@ def sample_pmf(x: int, y: int, m: int, above: int, equal: int, below: int, numbe
     if min(x, y, rest) < 0 or x > above or y > equal or rest > below:
         ways = 0
     else:
-        ways = comb(above, x) * comb(equal, y) * comb(below, rest)
-    total = comb(above + equal + below, m)
+        ways = _comb(above, x) * _comb(equal, y) * _comb(below, rest)
+    total = _comb(above + equal + below, m)
     if number is float:  # int / int is correctly rounded however large the binomials (float(total) overflows past 1e308)
         return ways / total
     ratio = Fraction(ways, total)
