@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from tieaware import fast, reference
 from tieaware.model.exact import to_decimal
+from tieaware.model.errors import TieawareError
 from tieaware.model.structures import all_tied_rankings
 from tieaware.strategies import tied_rankings
 
@@ -248,3 +249,16 @@ def test_at_depth(n):
             for name in ours:
                 got = fast.at_depth(ours[name], r, depth)
                 assert got == reference.at_depth(theirs[name], r, depth), (name, r, depth)
+
+
+def test_at_depth_in_float_and_bad_depths():
+    # float measures mix the same way (each choice's probability times its float value), and a depth that is
+    # not an int >= 0 is refused, naming it
+    for r in all_tied_rankings(4, (0, 1)):
+        for depth in range(0, 6):
+            exact = fast.at_depth(lambda o: fast.precision(o, 2), r, depth)
+            rough = fast.at_depth(lambda o: fast.precision(o, 2, exact=False), r, depth)
+            assert isinstance(rough, float) and rough == pytest.approx(float(exact), rel=1e-12, abs=1e-15), (r, depth)
+    for bad_depth in (-1, 1.5, True, "2"):
+        with pytest.raises(TieawareError, match="depth"):
+            fast.at_depth(lambda o: fast.precision(o, 2), [1, [0, 1]], bad_depth)
