@@ -254,7 +254,8 @@ def test_ctrl_c_is_one_line_and_exit_130(capsys, monkeypatch, command):
     monkeypatch.setattr(module, "run", interrupted)
     argv = {"eval": ["eval"], "compare": ["compare", "q", "a", "b"], "rbo": ["rbo", "a", "b"],
             "check": ["check", "m:f", "AP"], "vectors": ["vectors", "--out", "x"], "bench": ["bench"],
-            "corr": ["corr", "a", "b"], "prove": ["prove"], "conformance": ["conformance"], "disagree": ["disagree"]}[command]
+            "corr": ["corr", "a", "b"], "prove": ["prove"], "conformance": ["conformance"], "disagree": ["disagree"],
+            "ties": ["ties", "a"]}[command]
     assert main(argv) == 130
     out, err = capsys.readouterr()
     assert (out, err) == ("", f"tieaware {command}: interrupted\n")

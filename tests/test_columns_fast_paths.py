@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tieaware import TieawareError
 from tieaware.io import blocks, columns
 from tieaware.io.columns import _first_and_inverse, _query_score_order, _trec_eval_order, prepare, read_table
 
@@ -133,6 +134,11 @@ def test_the_numpy_reader_reads_as_the_line_reader(lines):
     # a block with a control byte, a carriage return, a blank line, doubled or edge separators, or another
     # column count goes to the line reader; any block the numpy reader takes, it reads as the line reader does
     block = ("\n".join(lines) + "\n").encode()
+    if b"\0" in block:  # refused before either reader sees it, naming the first line that holds one
+        first = 10 + block.count(b"\n", 0, block.index(b"\0")) + 1
+        with pytest.raises(TieawareError, match=re.escape(f"r:{first}: holds a NUL byte")):
+            blocks.parse_block(block, 10, "run", "r")
+        return
     try:
         want = blocks._slow_block(block, 10, "run", "r")
     except Exception as exc:  # the line reader refuses it: the numpy reader must not read it either

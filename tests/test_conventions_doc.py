@@ -73,7 +73,7 @@ def _slug(heading):
 
 
 def test_every_link_to_a_section_resolves():
-    # [text](#anchor) and [text](page.md#anchor) in README.md and docs/ name a heading that exists.
+    # [text](#anchor) and [text](page.md#anchor) in README.md and docs/ name a heading (or an <a id> anchor) that exists.
     import re
 
     root = DOC.parent.parent
@@ -84,6 +84,8 @@ def test_every_link_to_a_section_resolves():
         for line in page.read_text(encoding="utf-8").splitlines():
             if line.startswith("```"):
                 fenced = not fenced
+            elif not fenced and re.match(r'<a id="[^"]+"></a>$', line.strip()):
+                out.add(re.search(r'id="([^"]+)"', line).group(1))  # an explicit HTML anchor (the reproducers' r<N>)
             elif not fenced and re.match(r"#{1,6} ", line):
                 slug = _slug(line.lstrip("#"))
                 n, candidate = 1, slug

@@ -28,6 +28,7 @@ from tieaware import fast
 from tieaware.fast.trec_eval_measures import infap_group
 from tieaware.fast import correlation as fast_corr
 from tieaware.fast import corr_kernels as ck
+from tieaware.fast import sampled as fast_sampled
 from tieaware.proofs import THEOREMS
 
 
@@ -420,6 +421,14 @@ def precision_retrieved_by_k(summary, k, *, number, hits, norm):
     return fm.precision_from(summary, k, number=number, hits=hits)  # forgets min(k, n)
 
 
+def precision_capped_by_k(summary, k, *, number, hits, norm, num_rel):
+    return fm.precision_from(summary, k, number=number, hits=hits)  # divides by k, not min(k, num_rel)
+
+
+def sampled_without_limit(m, above, equal, below, level, limit=None):
+    return fast_sampled.over_sample(m, above, equal, below, level)  # the cutoff limit on x forgotten
+
+
 def ap_capped_by_k(summary, k, num_rel, *, number, group, norm):
     return fm.average_precision_from(summary, k, num_rel, number=number, group=group, norm="k")  # k, not min(R, k)
 
@@ -466,6 +475,8 @@ def depth_first_members(measure, r, depth):
 
 WRONG = [
     ("P(norm=retrieved)@k", {"compose": precision_retrieved_by_k}),
+    ("P(norm=capped)@k", {"compose": precision_capped_by_k}),
+    ("sampled expectation", {"kernel": sampled_without_limit}),
     ("AP(norm=capped)@k", {"compose": ap_capped_by_k}),
     ("AP(norm=capped)@k", {"group": ap_group_forgets_before}),
     ("hits pmf", {"pmf": lambda h, m, r, n, number=None: Fraction(comb(m, h) * comb(n - m, r - h), comb(n, r) + 1)}),

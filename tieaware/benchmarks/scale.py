@@ -257,7 +257,7 @@ def _median(tool: str, cmd: list[str], repeats: int) -> Timing:
 
 def _ten_million(tmp: str, quick: bool, repeats: int) -> tuple[list[str], Optional[Timing], str, str]:
     """10^7 lines, heavy ties: tieaware (every core, one core, the two-column table) beside the peers."""
-    from tieaware.benchmarks._scale_peers import write_heavy
+    from tieaware.benchmarks.scale_peers import write_heavy
     from tieaware.runs.stream import default_jobs
 
     nq, nd = (20, 200) if quick else (10_000, 1_000)
@@ -286,7 +286,7 @@ def _ten_million(tmp: str, quick: bool, repeats: int) -> tuple[list[str], Option
 
 
 def _hundred_million(tmp: str, quick: bool, ten: Optional[Timing]) -> list[str]:
-    from tieaware.benchmarks._scale_peers import SEED_BIG, write_heavy
+    from tieaware.benchmarks.scale_peers import SEED_BIG, write_heavy
 
     nq, nd = (200, 200) if quick else (100_000, 1_000)
     need = nq * nd * 40
@@ -309,7 +309,7 @@ def _hundred_million(tmp: str, quick: bool, ten: Optional[Timing]) -> list[str]:
 
 
 def _rbo(tmp: str, quick: bool, qrels: str, run_: str, ten: Optional[Timing]) -> list[str]:
-    from tieaware.benchmarks._scale_peers import write_heavy
+    from tieaware.benchmarks.scale_peers import write_heavy
 
     nq, nd = (20, 200) if quick else (10_000, 1_000)
     other, other_qrels = os.path.join(tmp, "other.run"), os.path.join(tmp, "other.qrels")

@@ -73,11 +73,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     parser.add_argument("--plot", metavar="FILE", help="save a plot: tie group sizes and per-query ranges (matplotlib)")
     parser.add_argument("--float", action="store_true", help="float arithmetic instead of exact Fractions (long runs)")
-    parser.set_defaults(run=run_command)
+    parser.set_defaults(run=run)
     return parser
 
 
-def run_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Compute the whole report, then print once."""
     if (args.measures is not None or args.tie_break is not None or args.versus is not None) and args.qrels is None:
         raise bad("QRELS", None, "is needed for -m, --tie-break and --versus (the cost of the ties)")
@@ -91,5 +91,3 @@ def run_command(args: argparse.Namespace) -> int:
     print(text)
     return 0
 
-
-run = run_command

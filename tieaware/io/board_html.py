@@ -37,14 +37,14 @@ QUERIES_PLOTTED = 200
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 
 _CSS = """
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1400px; color: #222; padding: 0 1em; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1400px; color: #222222; padding: 0 1em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; } h3 { font-size: 1.05em; }
 table { border-collapse: collapse; margin: .6em 0 1.2em; font-variant-numeric: tabular-nums; }
 th, td { padding: .25em .6em; border-bottom: 1px solid #e4e4e4; text-align: right; vertical-align: middle; white-space: nowrap; }
 .scroll { overflow-x: auto; max-width: 100%; }
 th { background: #f4f4f4; text-align: center; } td.name, td.text { text-align: left; }
-td.bar { padding: 0 .3em; } .note { color: #555; font-size: .92em; max-width: 70em; }
-.sig { font-weight: 600; } .fragile { color: #a33; } svg text { font: 11px system-ui, sans-serif; fill: #333; }
+td.bar { padding: 0 .3em; } .note { color: #555555; font-size: .92em; max-width: 70em; }
+.sig { font-weight: 600; } .fragile { color: #a33; } svg text { font: 11px system-ui, sans-serif; fill: #333333; }
 .legend span { display: inline-block; margin-right: 1.2em; } .swatch { display: inline-block; width: 1.6em; height: .7em; margin-right: .3em; vertical-align: middle; }
 """
 
@@ -148,7 +148,7 @@ def _legend(intervals: bool, axis: tuple[float, float], digits: int) -> str:
              '<span><span class="swatch" style="background:#08306b;width:.7em;border-radius:50%"></span>expected mean</span>']
     if intervals:
         spans += ['<span><span class="swatch" style="background:#1f4e79;height:.25em"></span>t interval at the expected values</span>',
-                  '<span><span class="swatch" style="background:#999;height:.1em"></span>its reach over every tie-breaking</span>']
+                  '<span><span class="swatch" style="background:#999999;height:.1em"></span>its reach over every tie-breaking</span>']
     return (f'<p class="legend note">{"".join(spans)} Axis: {axis[0]:.{digits}f} to {axis[1]:.{digits}f}.</p>')
 
 

@@ -1,7 +1,7 @@
 """The larger scale sections of ``tieaware bench --only scale``: 10^8 lines, rbo, recommender data, score matrices.
 
-Helpers of :mod:`tieaware.benchmarks.scale` (a leading underscore: not a
-benchmark of its own).  Peers that cannot share tieaware's environment (a
+Helpers of :mod:`tieaware.benchmarks.scale` (no ``run``: not a benchmark of
+its own, so ``tieaware bench`` does not list it).  Peers that cannot share tieaware's environment (a
 library pinning another numpy, or torch) run in their own Python, named by
 an environment variable; each peer's time is measured inside its own process
 around the evaluation call only, as is tieaware's:
