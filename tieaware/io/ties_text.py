@@ -50,7 +50,8 @@ def render(report: Any, digits: int = DIGITS) -> str:
         share = c.representable.get("bfloat16", 0) / c.total_tied
         if share >= 0.5:
             lines.append(
-                f"{_pct(share)} of tied documents carry bfloat16-representable scores: these ties are probably precision artefacts"
+                f"{_pct(share)} of tied documents carry bfloat16-representable scores: probably precision artefacts, "
+                "unless the scores are coarse by design (small whole numbers are representable too)"
             )
     if report.separated is not None:
         lines.append(
